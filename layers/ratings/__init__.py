@@ -1,0 +1,1 @@
+"""The Elo rating service: pure rules, the use cases, and the DynamoDB storage behind them."""

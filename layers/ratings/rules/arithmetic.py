@@ -1,0 +1,47 @@
+"""Numeric building blocks shared by the rulesets: expected score and the two roundings.
+
+Each ruleset's rounding is part of its rule, so both variants live here side by side and the
+rulesets say which one they use.
+"""
+
+import math
+import struct
+
+
+def expected_score(rating: int, opponent_rating: int, divisor: float) -> float:
+    """Elo expected score of a player against an opponent: 1 / (1 + 10^((Ro - R) / D))."""
+    try:
+        return 1.0 / (1.0 + 10.0 ** ((opponent_rating - rating) / divisor))
+    except OverflowError:
+        # A gap beyond what a double holds: the opponent is infinitely stronger.
+        return 0.0
+
+
+def round_half_away(value: float) -> int:
+    """Round to the nearest integer, halves away from zero (2.5 -> 3, -2.5 -> -3).
+
+    `value - trunc(value)` is exact for every finite double, so the comparison with 0.5 is
+    exact too (``floor(x + 0.5)`` is not: it sends 0.49999999999999994 to 1).
+    """
+    whole = math.trunc(value)
+    if abs(value - whole) >= 0.5:
+        whole += 1 if value > 0 else -1
+    return whole
+
+
+def round_half_even(value: float) -> int:
+    """Round to the nearest integer, halves to the even neighbour (2.5 -> 2, 3.5 -> 4)."""
+    return round(value)
+
+
+def float32(value: float) -> float:
+    """`value` rounded to IEEE single precision.
+
+    A single +, -, * or / of two float32 values computed in double and then rounded here is
+    exactly the float32 operation (double has more than 2 * 24 + 2 bits), which is how the
+    sedma source's single-precision arithmetic is reproduced.
+    """
+    try:
+        return float(struct.unpack("<f", struct.pack("<f", value))[0])
+    except OverflowError:
+        return math.copysign(math.inf, value)

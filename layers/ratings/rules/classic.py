@@ -1,0 +1,83 @@
+"""Ruleset classic: plain Elo with a provisional K for new players, and draws.
+
+Each player's change is K * (score - E) with their own K and E, rounded half away from zero.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ratings.rules.arithmetic import expected_score, round_half_away
+from ratings.rules.errors import InvalidInput
+from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
+from ratings.rules.model import validate_players as _validate_players
+
+NAME = "classic"
+
+STARTING_RATING = 1200
+DIVISOR = 400
+#: K while a player has fewer than PROVISIONAL_GAMES ranked games.
+PROVISIONAL_K = 32
+#: K once a player is established.
+ESTABLISHED_K = 16
+#: Ranked games before this one after which a player is established.
+PROVISIONAL_GAMES = 30
+
+
+@dataclass(frozen=True)
+class Classic:
+    """classic at its only version so far; K and the provisional period are configurable."""
+
+    version: str = "1.0"
+    divisor: float = DIVISOR
+    provisional_k: int = PROVISIONAL_K
+    established_k: int = ESTABLISHED_K
+    provisional_games: int = PROVISIONAL_GAMES
+    starting_rating: int = STARTING_RATING
+
+    name = NAME
+    draws_allowed = True
+    recent_games_needed = None
+    recent_window_days = 0
+
+    def k_for(self, state: PlayerState) -> int:
+        return self.provisional_k if self.provisional(state) else self.established_k
+
+    def provisional(self, state: PlayerState) -> bool:
+        return state.ranked_games < self.provisional_games
+
+    def parameters(self) -> Mapping[str, object]:
+        return {
+            "divisor": self.divisor,
+            "provisional_k": self.provisional_k,
+            "established_k": self.established_k,
+            "provisional_games": self.provisional_games,
+        }
+
+    def validate(self, game: Game) -> None:
+        _validate_players(game, draws_allowed=True, ruleset=NAME)
+        if game.cube != 1:
+            raise InvalidInput("cube", "cube is only for ruleset gammon42, not classic")
+        if game.stats is not None:
+            raise InvalidInput("stats", "stats are only for ruleset sedma, not classic")
+
+    def rate(self, game: Game) -> Rating:
+        self.validate(game)
+        first, second = game.players
+        changes = (
+            self._change(first, second, game.score_of(0)),
+            self._change(second, first, game.score_of(1)),
+        )
+        return Rating(NAME, self.version, changes)
+
+    def _change(self, player: PlayerState, opponent: PlayerState, score: float) -> PlayerChange:
+        expected = expected_score(player.rating, opponent.rating, self.divisor)
+        k = self.k_for(player)
+        delta = round_half_away(k * (score - expected))
+        return PlayerChange(
+            player_id=player.player_id,
+            rating_before=player.rating,
+            rating_after=player.rating + delta,
+            explain=frozen_explain(
+                expected=expected, k=k, ranked_games=player.ranked_games, score=score
+            ),
+        )

@@ -1,0 +1,14 @@
+"""The one error the rating rules raise: input that no ruleset can rate."""
+
+
+class InvalidInput(ValueError):
+    """A game, state or parameter the rules refuse.
+
+    `field` names the offending input the way a caller wrote it (``cube``,
+    ``players[1].stats.bad_moves``); the message says what was wrong and what is allowed.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message

@@ -1,0 +1,131 @@
+"""Ruleset gammon42: the backgammon ladder's Elo with a doubling-cube coefficient.
+
+Versions differ in the divisor and, from 1.3.1, in the K of players with a heavy ranked week.
+Changes round half away from zero, each player with their own K.
+"""
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ratings.rules.arithmetic import expected_score, round_half_away
+from ratings.rules.errors import InvalidInput
+from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
+from ratings.rules.model import validate_players as _validate_players
+
+NAME = "gammon42"
+
+#: Every newcomer starts here.
+STARTING_RATING = 1500
+#: Largest change of one game before the cube coefficient.
+K = 32
+#: K of a player whose recent ranked games reach HEAVY_VOLUME_GAMES (from 1.3.1).
+HEAVY_VOLUME_K = 16
+#: Ranked games within the window that switch a player to HEAVY_VOLUME_K.
+HEAVY_VOLUME_GAMES = 50
+#: The window, in days before the game being rated, whose ranked games are "recent".
+RECENT_WINDOW_DAYS = 7
+#: Allowed doubling-cube values: the powers of two from 1 to 64.
+CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
+#: Each doubling adds a sixth of the way to the maximum coefficient of 2.
+CUBE_STEPS_TO_DOUBLE = 6
+
+
+def cube_coefficient(cube: int) -> float:
+    """1 + log2(cube) / 6, exact (not rounded to two decimals): 1.0 at cube 1, 2.0 at 64."""
+    if isinstance(cube, bool) or cube not in CUBE_VALUES:
+        allowed = ", ".join(str(value) for value in CUBE_VALUES)
+        raise InvalidInput("cube", f"cube must be one of {allowed}, got {cube!r}")
+    return 1 + math.log2(cube) / CUBE_STEPS_TO_DOUBLE
+
+
+@dataclass(frozen=True)
+class Gammon42:
+    """gammon42 at one version. The defaults are version 1.3.1."""
+
+    version: str = "1.3.1"
+    divisor: float = 1200
+    k: int = K
+    heavy_volume_k: int = HEAVY_VOLUME_K
+    #: None: everybody plays with `k` whatever their week (versions before 1.3.1).
+    heavy_volume_games: int | None = HEAVY_VOLUME_GAMES
+    starting_rating: int = STARTING_RATING
+    recent_window_days: int = RECENT_WINDOW_DAYS
+
+    name = NAME
+    draws_allowed = False
+
+    @property
+    def recent_games_needed(self) -> int | None:
+        return self.heavy_volume_games
+
+    def k_for(self, state: PlayerState) -> int:
+        if (
+            self.heavy_volume_games is not None
+            and state.recent_ranked_games >= self.heavy_volume_games
+        ):
+            return self.heavy_volume_k
+        return self.k
+
+    def provisional(self, state: PlayerState) -> bool:
+        # gammon42 has no provisional period: K depends on the week's volume, not on age.
+        return False
+
+    def parameters(self) -> Mapping[str, object]:
+        return {
+            "divisor": self.divisor,
+            "k": self.k,
+            "heavy_volume_k": self.heavy_volume_k,
+            "heavy_volume_games": self.heavy_volume_games,
+            "recent_window_days": self.recent_window_days,
+            "cube_values": list(CUBE_VALUES),
+        }
+
+    def validate(self, game: Game) -> None:
+        _validate_players(game, draws_allowed=False, ruleset=NAME)
+        cube_coefficient(game.cube)
+        if game.stats is not None:
+            raise InvalidInput("stats", "stats are only for ruleset sedma, not gammon42")
+
+    def rate(self, game: Game) -> Rating:
+        self.validate(game)
+        coefficient = cube_coefficient(game.cube)
+        winner_index = 0 if game.players[0].player_id == game.winner else 1
+        winner = game.players[winner_index]
+        loser = game.players[1 - winner_index]
+        expected_winner = expected_score(winner.rating, loser.rating, self.divisor)
+        expected_loser = 1 - expected_winner
+        k_winner = self.k_for(winner)
+        k_loser = self.k_for(loser)
+        # Products in the order of the source formula: K * (score - E) * coefficient.
+        delta_winner = round_half_away(k_winner * (1 - expected_winner) * coefficient)
+        delta_loser = round_half_away(k_loser * (0 - expected_loser) * coefficient)
+        changes = {
+            winner_index: self._change(winner, delta_winner, expected_winner, k_winner, coefficient),
+            1 - winner_index: self._change(loser, delta_loser, expected_loser, k_loser, coefficient),
+        }
+        return Rating(NAME, self.version, (changes[0], changes[1]))
+
+    @staticmethod
+    def _change(
+        state: PlayerState, delta: int, expected: float, k: int, coefficient: float
+    ) -> PlayerChange:
+        return PlayerChange(
+            player_id=state.player_id,
+            rating_before=state.rating,
+            rating_after=state.rating + delta,
+            explain=frozen_explain(
+                expected=expected,
+                k=k,
+                recent_ranked_games=state.recent_ranked_games,
+                coefficient=coefficient,
+            ),
+        )
+
+
+#: The published versions, newest last. Games already rated are never recalculated.
+VERSIONS: Mapping[str, Gammon42] = {
+    "1.0.5": Gammon42(version="1.0.5", divisor=400, heavy_volume_games=None),
+    "1.2.0": Gammon42(version="1.2.0", divisor=800, heavy_volume_games=None),
+    "1.3.1": Gammon42(),
+}
