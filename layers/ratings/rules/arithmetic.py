@@ -11,7 +11,7 @@ import struct
 def expected_score(rating: int, opponent_rating: int, divisor: float) -> float:
     """Elo expected score of a player against an opponent: 1 / (1 + 10^((Ro - R) / D))."""
     try:
-        return 1.0 / (1.0 + 10.0 ** ((opponent_rating - rating) / divisor))
+        return 1.0 / (1.0 + math.pow(10.0, (opponent_rating - rating) / divisor))
     except OverflowError:
         # A gap beyond what a double holds: the opponent is infinitely stronger.
         return 0.0

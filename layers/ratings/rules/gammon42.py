@@ -101,8 +101,12 @@ class Gammon42:
         delta_winner = round_half_away(k_winner * (1 - expected_winner) * coefficient)
         delta_loser = round_half_away(k_loser * (0 - expected_loser) * coefficient)
         changes = {
-            winner_index: self._change(winner, delta_winner, expected_winner, k_winner, coefficient),
-            1 - winner_index: self._change(loser, delta_loser, expected_loser, k_loser, coefficient),
+            winner_index: self._change(
+                winner, delta_winner, expected_winner, k_winner, coefficient
+            ),
+            1 - winner_index: self._change(
+                loser, delta_loser, expected_loser, k_loser, coefficient
+            ),
         }
         return Rating(NAME, self.version, (changes[0], changes[1]))
 

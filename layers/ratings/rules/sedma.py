@@ -58,7 +58,9 @@ def bonus(stats: SedmaStats, won: bool) -> float:
         _f32_min(stats.rounds_won_16, BONUS_PER_ROUND_16, MAX_BONUS_16)
         + _f32_min(stats.rounds_won_24, BONUS_PER_ROUND_24, MAX_BONUS_24)
     )
-    total = float32(total + _f32_min(stats.rounds_won_4_last, BONUS_PER_ROUND_4_LAST, MAX_BONUS_4_LAST))
+    total = float32(
+        total + _f32_min(stats.rounds_won_4_last, BONUS_PER_ROUND_4_LAST, MAX_BONUS_4_LAST)
+    )
     return total if won else float32(total * LOSER_BONUS_SHARE)
 
 

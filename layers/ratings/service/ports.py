@@ -1,0 +1,211 @@
+"""The storage the use cases need, as one small abstract interface.
+
+Everything a use case writes for one request goes through a single `commit_*` call that is
+atomic: all of it lands or none of it does. Player states carry a version; a commit whose
+expected versions no longer hold raises `WriteConflict` and changes nothing, so the caller
+re-reads and tries again. The DynamoDB adapter and the in-memory fake both implement this.
+"""
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+JsonObject = dict[str, Any]
+
+
+class WriteConflict(Exception):
+    """A version condition failed or a concurrent transaction got there first: re-read, retry."""
+
+
+class TransientStorageError(Exception):
+    """The store throttled or failed in a way that retrying later can cure."""
+
+
+class AlreadyStored(Exception):
+    """The record a commit creates (game, tournament, identity link) exists already."""
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A player's stored state in one ladder. `version` 0 means never stored."""
+
+    ladder: str
+    player_id: str
+    rating: int
+    ranked_games: int = 0
+    version: int = 0
+    #: An anonymous id whose state this player took over when linking; its recent ranked
+    #: games keep counting in this player's window.
+    absorbed_id: str | None = None
+
+
+@dataclass(frozen=True)
+class StateWrite:
+    """New values for a player's state, valid only while its version is `expected_version`."""
+
+    ladder: str
+    player_id: str
+    expected_version: int
+    rating: int
+    ranked_games: int
+    absorbed_id: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayerEvent:
+    """One line of a player's history: a game (ranked or not) or a podium bonus.
+
+    Ranked games are what the recent-games window counts, by `at` (the game's played_at).
+    `expires_at` is when the store may drop the record; reads never rely on it.
+    """
+
+    ladder: str
+    player_id: str
+    at: datetime
+    kind: str  # "game" | "podium_bonus"
+    ref_id: str  # game id or tournament id
+    ranked: bool
+    body: JsonObject
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A rated (or recorded) game: the full result and a fingerprint of what was submitted."""
+
+    ladder: str
+    game_id: str
+    fingerprint: str
+    result: JsonObject
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class StoredTournament:
+    ladder: str
+    tournament_id: str
+    fingerprint: str
+    result: JsonObject
+
+
+@dataclass(frozen=True)
+class GameReads:
+    """What rating a game needs to read first, fetched together."""
+
+    game: StoredGame | None
+    #: player id -> account id, for the ids that are linked anonymous ids.
+    links: Mapping[str, str]
+    #: player id -> state, for the ids asked for (missing: never stored).
+    states: Mapping[str, PlayerRecord]
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    player_id: str
+    rating: int
+    ranked_games: int
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    events: Sequence[PlayerEvent]
+    next_cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class Link:
+    anonymous_id: str
+    account_id: str
+
+
+@dataclass(frozen=True)
+class LinkReads:
+    """Existing links of both ids: what the anonymous id is linked to, what the account absorbed."""
+
+    anonymous_linked_to: str | None
+    account_absorbed: str | None
+    #: The account id is itself an anonymous id linked to this account.
+    account_linked_to: str | None
+    #: The anonymous id is itself an account that absorbed this anonymous id.
+    anonymous_absorbed: str | None
+    states: Mapping[tuple[str, str], PlayerRecord] = field(default_factory=dict)
+
+
+class Storage(ABC):
+    """The store behind the rating service."""
+
+    # Reads -------------------------------------------------------------------------------
+
+    @abstractmethod
+    def read_for_game(
+        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
+    ) -> GameReads:
+        """The game record (when `game_id` is given), the links and the states of
+        `player_ids`, in one round trip."""
+
+    @abstractmethod
+    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, PlayerRecord]:
+        """The stored states of `player_ids` (missing: never stored), strongly consistent."""
+
+    @abstractmethod
+    def count_ranked_games(
+        self, ladder: str, player_id: str, since: datetime, until: datetime, limit: int
+    ) -> int:
+        """Ranked games of the player with `since <= at < until`, counting at most `limit`."""
+
+    @abstractmethod
+    def get_game(self, ladder: str, game_id: str) -> StoredGame | None: ...
+
+    @abstractmethod
+    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None: ...
+
+    @abstractmethod
+    def resolve(self, player_id: str) -> str:
+        """The account a linked anonymous id resolves to, or the id itself."""
+
+    @abstractmethod
+    def read_for_link(
+        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
+    ) -> LinkReads:
+        """Existing links of both ids and both ids' states in each of `ladders`."""
+
+    @abstractmethod
+    def history(self, ladder: str, player_id: str, limit: int, cursor: str | None) -> HistoryPage:
+        """The player's events, newest first; `cursor` continues a previous page."""
+
+    @abstractmethod
+    def leaderboard(
+        self, ladder: str, limit: int, after: tuple[int, str] | None
+    ) -> Sequence[LeaderboardRow]:
+        """Players with at least one ranked game by rating descending, then id ascending,
+        starting after the (rating, player_id) position `after`."""
+
+    # Atomic writes -----------------------------------------------------------------------
+
+    @abstractmethod
+    def commit_game(
+        self, game: StoredGame, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
+    ) -> None:
+        """Store the game, the new states and the events together, or nothing.
+
+        Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
+        version moved, TransientStorageError when the store asks to slow down.
+        """
+
+    @abstractmethod
+    def commit_tournament(
+        self,
+        tournament: StoredTournament,
+        states: Sequence[StateWrite],
+        events: Sequence[PlayerEvent],
+    ) -> None:
+        """Like commit_game, for a tournament's podium awards."""
+
+    @abstractmethod
+    def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
+        """Record the link both ways and the states it moves, or nothing.
+
+        Raises AlreadyStored when either side is linked already, WriteConflict as above.
+        """

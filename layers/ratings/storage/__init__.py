@@ -1,0 +1,1 @@
+"""Implementations of the storage port: DynamoDB (pynamodb) and an in-memory fake."""

@@ -1,0 +1,220 @@
+"""An in-memory implementation of the storage port, for fast service tests.
+
+It keeps the port's promises the way DynamoDB does: each commit checks every condition
+before changing anything, versions move by one per write, and expired records stay until
+something deletes them (reads must not rely on expiry).
+"""
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from ratings.service.ports import (
+    AlreadyStored,
+    GameReads,
+    HistoryPage,
+    LeaderboardRow,
+    Link,
+    LinkReads,
+    PlayerEvent,
+    PlayerRecord,
+    StateWrite,
+    Storage,
+    StoredGame,
+    StoredTournament,
+    WriteConflict,
+)
+
+_Record = TypeVar("_Record", StoredGame, StoredTournament)
+
+
+class InMemoryStorage(Storage):
+    def __init__(self) -> None:
+        self.states: dict[tuple[str, str], PlayerRecord] = {}
+        self.events: dict[tuple[str, str], list[PlayerEvent]] = {}
+        self.games: dict[tuple[str, str], StoredGame] = {}
+        self.tournaments: dict[tuple[str, str], StoredTournament] = {}
+        self.links: dict[str, str] = {}  # anonymous id -> account
+        self.absorbed: dict[str, str] = {}  # account -> anonymous id
+        self.commits = 0
+        #: Called at the start of every commit, before conditions are checked: tests use it
+        #: to slip a concurrent write between a use case's reads and its commit.
+        self.before_commit: Callable[[], None] | None = None
+        self._lock = threading.RLock()
+
+    # Reads -------------------------------------------------------------------------------
+
+    def read_for_game(
+        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
+    ) -> GameReads:
+        with self._lock:
+            game = self.games.get((ladder, game_id)) if game_id is not None else None
+            links = {pid: self.links[pid] for pid in player_ids if pid in self.links}
+            return GameReads(game, links, self.read_states(ladder, player_ids))
+
+    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, PlayerRecord]:
+        with self._lock:
+            return {
+                pid: self.states[(ladder, pid)]
+                for pid in player_ids
+                if (ladder, pid) in self.states
+            }
+
+    def count_ranked_games(
+        self, ladder: str, player_id: str, since: datetime, until: datetime, limit: int
+    ) -> int:
+        with self._lock:
+            events = self.events.get((ladder, player_id), [])
+            count = sum(
+                1
+                for event in events
+                if event.kind == "game" and event.ranked and since <= event.at < until
+            )
+            return min(count, limit)
+
+    def get_game(self, ladder: str, game_id: str) -> StoredGame | None:
+        return self.games.get((ladder, game_id))
+
+    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None:
+        return self.tournaments.get((ladder, tournament_id))
+
+    def resolve(self, player_id: str) -> str:
+        return self.links.get(player_id, player_id)
+
+    def read_for_link(
+        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
+    ) -> LinkReads:
+        with self._lock:
+            states = {
+                (ladder, pid): self.states[(ladder, pid)]
+                for ladder in ladders
+                for pid in (anonymous_id, account_id)
+                if (ladder, pid) in self.states
+            }
+            return LinkReads(
+                anonymous_linked_to=self.links.get(anonymous_id),
+                account_absorbed=self.absorbed.get(account_id),
+                account_linked_to=self.links.get(account_id),
+                anonymous_absorbed=self.absorbed.get(anonymous_id),
+                states=states,
+            )
+
+    def history(self, ladder: str, player_id: str, limit: int, cursor: str | None) -> HistoryPage:
+        with self._lock:
+            events = sorted(
+                self.events.get((ladder, player_id), []),
+                key=_event_key,
+                reverse=True,
+            )
+        if cursor is not None:
+            events = [event for event in events if _event_key(event) < tuple(cursor.split("|"))]
+        page = events[:limit]
+        next_cursor = "|".join(_event_key(page[-1])) if len(events) > limit else None
+        return HistoryPage(page, next_cursor)
+
+    def leaderboard(
+        self, ladder: str, limit: int, after: tuple[int, str] | None
+    ) -> Sequence[LeaderboardRow]:
+        with self._lock:
+            rows = [
+                LeaderboardRow(record.player_id, record.rating, record.ranked_games)
+                for (state_ladder, _pid), record in self.states.items()
+                if state_ladder == ladder and record.ranked_games > 0
+            ]
+        rows.sort(key=lambda row: (-row.rating, row.player_id))
+        if after is not None:
+            rating, player_id = after
+            rows = [row for row in rows if (-row.rating, row.player_id) > (-rating, player_id)]
+        return rows[:limit]
+
+    # Writes ------------------------------------------------------------------------------
+
+    def commit_game(
+        self, game: StoredGame, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
+    ) -> None:
+        self._commit(states, events, lambda: self._put_new(self.games, game, game.game_id))
+
+    def commit_tournament(
+        self,
+        tournament: StoredTournament,
+        states: Sequence[StateWrite],
+        events: Sequence[PlayerEvent],
+    ) -> None:
+        self._commit(
+            states,
+            events,
+            lambda: self._put_new(self.tournaments, tournament, tournament.tournament_id),
+        )
+
+    def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
+        def put_links() -> Callable[[], None]:
+            taken = (
+                link.anonymous_id in self.links
+                or link.account_id in self.absorbed
+                or link.account_id in self.links
+                or link.anonymous_id in self.absorbed
+            )
+            if taken:
+                raise AlreadyStored(link.anonymous_id)
+
+            def apply() -> None:
+                self.links[link.anonymous_id] = link.account_id
+                self.absorbed[link.account_id] = link.anonymous_id
+
+            return apply
+
+        self._commit(states, [], put_links)
+
+    @staticmethod
+    def _put_new(
+        table: dict[tuple[str, str], _Record], record: _Record, key: str
+    ) -> Callable[[], None]:
+        ladder = record.ladder
+        if (ladder, key) in table:
+            raise AlreadyStored(key)
+
+        def apply() -> None:
+            table[(ladder, key)] = record
+
+        return apply
+
+    def _commit(
+        self,
+        states: Sequence[StateWrite],
+        events: Sequence[PlayerEvent],
+        check_record: Callable[[], Callable[[], None]],
+    ) -> None:
+        if self.before_commit is not None:
+            hook, self.before_commit = self.before_commit, None
+            hook()
+        with self._lock:
+            apply_record = check_record()
+            for write in states:
+                current = self.states.get((write.ladder, write.player_id))
+                if (current.version if current else 0) != write.expected_version:
+                    raise WriteConflict(write.player_id)
+            apply_record()
+            for write in states:
+                self.states[(write.ladder, write.player_id)] = PlayerRecord(
+                    ladder=write.ladder,
+                    player_id=write.player_id,
+                    rating=write.rating,
+                    ranked_games=write.ranked_games,
+                    version=write.expected_version + 1,
+                    absorbed_id=write.absorbed_id,
+                )
+            for event in events:
+                self.events.setdefault((event.ladder, event.player_id), []).append(event)
+            self.commits += 1
+
+    def expire(self, now: datetime) -> None:
+        """Drop expired history and game records, as DynamoDB's TTL eventually does."""
+        with self._lock:
+            for key, events in self.events.items():
+                self.events[key] = [event for event in events if event.expires_at > now]
+            self.games = {key: game for key, game in self.games.items() if game.expires_at > now}
+
+
+def _event_key(event: PlayerEvent) -> tuple[str, ...]:
+    return (event.at.isoformat(), event.kind, event.ref_id)

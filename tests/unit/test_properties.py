@@ -1,0 +1,319 @@
+"""Property tests of the rules package (hypothesis)."""
+
+import copy
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ratings.rules import (
+    Classic,
+    Game,
+    Gammon42,
+    PlayerState,
+    SedmaStats,
+    cube_coefficient,
+    rate,
+    ruleset_named,
+)
+from ratings.rules import Sedma as SedmaRuleset
+from ratings.rules.arithmetic import round_half_away
+from ratings.rules.sedma import bonus, malus, score
+
+EXAMPLES = settings(max_examples=300, deadline=None)
+
+ratings = st.integers(min_value=-1_000, max_value=5_000)
+wide_ratings = st.integers(min_value=-200_000, max_value=200_000)
+counts = st.integers(min_value=0, max_value=10_000)
+cubes = st.sampled_from([1, 2, 4, 8, 16, 32, 64])
+gammon42_versions = st.sampled_from(["1.0.5", "1.2.0", "1.3.1"]).map(
+    lambda version: ruleset_named("gammon42", version)
+)
+# Non-negative counts, small and huge (float32's range ends near 2**128: see the report of
+# the rules' float32 conversion; counts up to 2**100 are well inside it).
+stat_counts = st.one_of(
+    st.integers(min_value=0, max_value=100), st.integers(min_value=0, max_value=2**100)
+)
+sedma_stats = st.builds(
+    SedmaStats,
+    bad_moves=stat_counts,
+    rounds_won_16=stat_counts,
+    rounds_won_24=stat_counts,
+    rounds_won_4_last=stat_counts,
+)
+
+
+@st.composite
+def players(draw: st.DrawFn, rating: st.SearchStrategy[int] = ratings) -> tuple[PlayerState, PlayerState]:
+    def one(player_id: str) -> PlayerState:
+        recent = draw(st.integers(min_value=0, max_value=120))
+        return PlayerState(
+            player_id,
+            draw(rating),
+            ranked_games=recent + draw(counts),
+            recent_ranked_games=recent,
+        )
+
+    return one("p1"), one("p2")
+
+
+# --- gammon42 ----------------------------------------------------------------------------------
+
+
+@EXAMPLES
+@given(players(wide_ratings), st.sampled_from(["p1", "p2"]), cubes, gammon42_versions, st.integers(0, 120))
+def test_gammon42_mirror_when_k_equal(
+    pair: tuple[PlayerState, PlayerState], winner: str, cube: int, ruleset: Gammon42, recent: int
+) -> None:
+    first, second = pair
+    # Same recent count on both sides: the same K for both.
+    first = PlayerState(first.player_id, first.rating, recent_ranked_games=recent)
+    second = PlayerState(second.player_id, second.rating, recent_ranked_games=recent)
+    result = rate(ruleset, Game(players=(first, second), winner=winner, cube=cube))
+    a, b = result.players
+    assert a.explain["k"] == b.explain["k"]
+    assert a.delta == -b.delta
+    winner_change = a if winner == "p1" else b
+    assert winner_change.delta >= 0
+
+
+@EXAMPLES
+@given(players(wide_ratings), st.sampled_from(["p1", "p2"]), cubes, gammon42_versions)
+def test_gammon42_change_bounded_by_k_times_coefficient(
+    pair: tuple[PlayerState, PlayerState], winner: str, cube: int, ruleset: Gammon42
+) -> None:
+    result = rate(ruleset, Game(players=pair, winner=winner, cube=cube))
+    for change in result.players:
+        k = change.explain["k"]
+        coefficient = change.explain["coefficient"]
+        assert isinstance(k, int)
+        assert isinstance(coefficient, float)
+        assert k in (16, 32)
+        # |K * (score - E) * coefficient| <= K * coefficient before rounding, so the rounded
+        # change is at most K * coefficient rounded half away (42.67 -> 43 at cube 4: a huge
+        # underdog's win can exceed K * coefficient by the rounding, see test_rounding.py).
+        assert abs(change.delta) <= round_half_away(k * coefficient)
+        assert abs(change.delta) <= k * coefficient + 0.5
+
+
+@EXAMPLES
+@given(
+    rating=ratings,
+    gap_share=st.floats(min_value=-1.0, max_value=1.0),
+    winner=st.sampled_from(["p1", "p2"]),
+    cube=cubes,
+    ruleset=gammon42_versions,
+    recent=st.tuples(st.integers(0, 120), st.integers(0, 120)),
+)
+def test_gammon42_change_within_k_times_coefficient_for_realistic_gaps(
+    rating: int,
+    gap_share: float,
+    winner: str,
+    cube: int,
+    ruleset: Gammon42,
+    recent: tuple[int, int],
+) -> None:
+    # The literal bound |change| <= K x coefficient holds while the gap is at most 5/3 of the
+    # divisor (2000 points under 1.3.1): 1 - E <= 0.979 keeps the unrounded change at least
+    # 0.5 below K x coefficient whenever that product has a fraction >= .5.
+    gap = round(gap_share * ruleset.divisor * 5 / 3)
+    pair = (
+        PlayerState("p1", rating, recent_ranked_games=recent[0]),
+        PlayerState("p2", rating + gap, recent_ranked_games=recent[1]),
+    )
+    result = rate(ruleset, Game(players=pair, winner=winner, cube=cube))
+    for change in result.players:
+        k = change.explain["k"]
+        coefficient = change.explain["coefficient"]
+        assert isinstance(k, int)
+        assert isinstance(coefficient, float)
+        assert abs(change.delta) <= k * coefficient
+
+
+@given(cubes)
+def test_cube_coefficient_in_one_to_two(cube: int) -> None:
+    coefficient = cube_coefficient(cube)
+    assert 1.0 <= coefficient <= 2.0
+    assert coefficient == 1 + math.log2(cube) / 6
+
+
+@EXAMPLES
+@given(
+    winner_rating=wide_ratings,
+    loser_rating=wide_ratings,
+    raise_by=st.integers(min_value=1, max_value=5_000),
+    cube=cubes,
+    ruleset=gammon42_versions,
+    winner_recent=st.integers(0, 120),
+    loser_recent=st.integers(0, 120),
+)
+def test_gammon42_stronger_opponent_never_lowers_the_gain(
+    winner_rating: int,
+    loser_rating: int,
+    raise_by: int,
+    cube: int,
+    ruleset: Gammon42,
+    winner_recent: int,
+    loser_recent: int,
+) -> None:
+    def gain(opponent: int) -> int:
+        game = Game(
+            players=(
+                PlayerState("w", winner_rating, recent_ranked_games=winner_recent),
+                PlayerState("l", opponent, recent_ranked_games=loser_recent),
+            ),
+            winner="w",
+            cube=cube,
+        )
+        return rate(ruleset, game).players[0].delta
+
+    assert gain(loser_rating + raise_by) >= gain(loser_rating)
+
+
+@EXAMPLES
+@given(
+    loser_rating=wide_ratings,
+    winner_rating=wide_ratings,
+    raise_by=st.integers(min_value=1, max_value=5_000),
+    cube=cubes,
+)
+def test_gammon42_stronger_opponent_never_worsens_a_loss(
+    loser_rating: int, winner_rating: int, raise_by: int, cube: int
+) -> None:
+    def loss(opponent: int) -> int:
+        game = Game(
+            players=(PlayerState("w", opponent), PlayerState("l", loser_rating)),
+            winner="w",
+            cube=cube,
+        )
+        return rate(Gammon42(), game).players[1].delta
+
+    assert loss(winner_rating + raise_by) >= loss(winner_rating)
+
+
+# --- sedma -------------------------------------------------------------------------------------
+
+
+@EXAMPLES
+@given(sedma_stats, st.booleans())
+def test_sedma_score_in_unit_interval(stats: SedmaStats, won: bool) -> None:
+    player_bonus = bonus(stats, won)
+    player_malus = malus(stats)
+    assert 0.0 <= player_bonus <= (0.45 if won else 0.045)
+    assert 0.0 <= player_malus <= 0.3 + 1e-7
+    player_score = score(won, player_bonus, player_malus)
+    assert 0.0 <= player_score <= 1.0
+    # The winner keeps at least 1 - 0.3; the loser at most a tenth of the bonus.
+    if won:
+        assert player_score >= 0.7 - 1e-6
+    else:
+        assert player_score <= 0.045
+
+
+@EXAMPLES
+@given(players(), sedma_stats, sedma_stats, st.sampled_from(["p1", "p2"]))
+def test_sedma_rate_score_in_unit_interval(
+    pair: tuple[PlayerState, PlayerState], stats_1: SedmaStats, stats_2: SedmaStats, winner: str
+) -> None:
+    result = rate(SedmaRuleset(), Game(players=pair, winner=winner, stats=(stats_1, stats_2)))
+    for change, state in zip(result.players, pair, strict=True):
+        player_score = change.explain["score"]
+        k = change.explain["k"]
+        assert isinstance(player_score, float)
+        assert isinstance(k, int)
+        assert 0.0 <= player_score <= 1.0
+        # new rating is within K of the old (score and E both in [0, 1]), rounding aside.
+        assert abs(change.rating_after - state.rating) <= k
+
+
+# --- classic -----------------------------------------------------------------------------------
+
+
+@EXAMPLES
+@given(ratings, counts, counts)
+def test_classic_draw_between_equal_ratings_changes_nothing(
+    rating: int, games_1: int, games_2: int
+) -> None:
+    game = Game(
+        players=(
+            PlayerState("p1", rating, ranked_games=games_1),
+            PlayerState("p2", rating, ranked_games=games_2),
+        ),
+        winner=None,
+    )
+    result = rate(Classic(), game)
+    assert [change.delta for change in result.players] == [0, 0]
+    assert [change.explain["score"] for change in result.players] == [0.5, 0.5]
+
+
+@EXAMPLES
+@given(players(wide_ratings), st.sampled_from(["p1", "p2", None]))
+def test_classic_draws_and_wins_move_towards_the_result(
+    pair: tuple[PlayerState, PlayerState], winner: str | None
+) -> None:
+    first, second = rate(Classic(), Game(players=pair, winner=winner)).players
+    if winner == "p1":
+        assert first.delta >= 0 >= second.delta
+    elif winner == "p2":
+        assert first.delta <= 0 <= second.delta
+    elif pair[0].rating < pair[1].rating:
+        assert first.delta >= 0 >= second.delta
+    elif pair[0].rating > pair[1].rating:
+        assert first.delta <= 0 <= second.delta
+
+
+# --- every ruleset: rate() is pure -------------------------------------------------------------
+
+rulesets = st.sampled_from(
+    [
+        ruleset_named("gammon42", "1.0.5"),
+        ruleset_named("gammon42", "1.2.0"),
+        ruleset_named("gammon42", "1.3.1"),
+        SedmaRuleset(),
+        Classic(),
+    ]
+)
+
+
+@EXAMPLES
+@given(rulesets, players(), st.sampled_from(["p1", "p2"]), cubes, sedma_stats, sedma_stats)
+def test_rate_never_mutates_inputs_and_returns_new_values(
+    ruleset: Gammon42 | SedmaRuleset | Classic,
+    pair: tuple[PlayerState, PlayerState],
+    winner: str,
+    cube: int,
+    stats_1: SedmaStats,
+    stats_2: SedmaStats,
+) -> None:
+    if isinstance(ruleset, Gammon42):
+        game = Game(players=pair, winner=winner, cube=cube)
+    elif isinstance(ruleset, SedmaRuleset):
+        game = Game(players=pair, winner=winner, stats=(stats_1, stats_2))
+    else:
+        game = Game(players=pair, winner=winner)
+    game_before = copy.deepcopy(game)
+    ruleset_before = copy.deepcopy(ruleset)
+    states_before = [vars(state).copy() for state in pair]
+
+    result = rate(ruleset, game)
+    again = rate(ruleset, game)
+
+    assert game == game_before
+    assert ruleset == ruleset_before
+    assert [vars(state) for state in pair] == states_before
+    assert result == again  # deterministic
+    assert result is not again
+    for change, state in zip(result.players, pair, strict=True):
+        assert change is not state
+        assert change.player_id == state.player_id
+        assert change.rating_before == state.rating
+        assert change.rating_after == state.rating + change.delta
+        assert isinstance(change.rating_after, int)
+        assert not isinstance(change.rating_after, bool)
+    # explain is read-only: a caller can not alter a stored result's explanation.
+    explain = result.players[0].explain
+    k = explain["k"]
+    with pytest.raises(TypeError):
+        explain["k"] = 0  # type: ignore[index]
+    assert explain["k"] == k
