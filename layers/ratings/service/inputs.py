@@ -125,7 +125,8 @@ def parse_timestamp(value: object, field: str) -> datetime:
             field,
             f"{field} must be an RFC 3339 timestamp with an offset, like 2026-11-29T12:00:00Z",
         )
-    return parsed.astimezone(UTC)
+    # Stored times are kept to the millisecond, so windows compare exactly what is stored.
+    return parsed.astimezone(UTC).replace(microsecond=parsed.microsecond // 1000 * 1000)
 
 
 def _check_time_window(at: datetime, now: datetime, field: str) -> None:

@@ -350,7 +350,9 @@ class RatingService:
         reads = self._storage.read_for_game(ladder.ladder_id, None, [player_id])
         resolved = reads.links.get(player_id, player_id)
         (record,) = self._records(ladder, [resolved], reads.links, reads.states)
-        recent = self._recent(ladder, ladder.ruleset, record, self._clock(), display=True)
+        # The window of a game played now, games stored at this very millisecond included.
+        until = self._clock() + timedelta(milliseconds=1)
+        recent = self._recent(ladder, ladder.ruleset, record, until, display=True)
         state = PlayerState(record.player_id, record.rating, record.ranked_games, recent)
         return {
             "player_id": record.player_id,
