@@ -58,7 +58,9 @@ def play(
     return by_id["winner"], by_id["loser"], rating
 
 
-order = pytest.mark.parametrize("winner_first", [True, False], ids=["winner-first", "winner-second"])
+order = pytest.mark.parametrize(
+    "winner_first", [True, False], ids=["winner-first", "winner-second"]
+)
 
 
 # --- "1500 v 1500, cube 1 | +16 | -16" --------------------------------------------------------
@@ -119,7 +121,9 @@ MIXED_K_TABLE = [
 
 
 @order
-@pytest.mark.parametrize(("winner_recent", "loser_recent", "expected_w", "expected_l"), MIXED_K_TABLE)
+@pytest.mark.parametrize(
+    ("winner_recent", "loser_recent", "expected_w", "expected_l"), MIXED_K_TABLE
+)
 def test_mixed_k(
     winner_recent: int, loser_recent: int, expected_w: int, expected_l: int, winner_first: bool
 ) -> None:
@@ -138,7 +142,9 @@ def test_mixed_k(
     )
 
 
-@pytest.mark.parametrize(("recent", "k", "delta"), [(0, 32, 16), (49, 32, 16), (50, 16, 8), (51, 16, 8)])
+@pytest.mark.parametrize(
+    ("recent", "k", "delta"), [(0, 32, 16), (49, 32, 16), (50, 16, 8), (51, 16, 8)]
+)
 def test_heavy_volume_threshold_is_50_inclusive(recent: int, k: int, delta: int) -> None:
     # "32, or 16 when the player's recent ranked games >= 50".
     winner, _, _ = play(DEFAULT, 1500, 1500, winner_recent=recent)
@@ -177,7 +183,9 @@ def test_cube_with_k32(cube: int, k32: int, k16: int, winner_first: bool) -> Non
 @order
 @pytest.mark.parametrize("recent", [50, HEAVY, 300])
 @pytest.mark.parametrize(("cube", "k32", "k16"), CUBE_TABLE)
-def test_cube_with_both_heavy(cube: int, k32: int, k16: int, recent: int, winner_first: bool) -> None:
+def test_cube_with_both_heavy(
+    cube: int, k32: int, k16: int, recent: int, winner_first: bool
+) -> None:
     winner, loser, _ = play(
         DEFAULT,
         1500,
@@ -239,9 +247,7 @@ VERSION_TABLE = [
 
 
 @order
-@pytest.mark.parametrize(
-    ("version", "divisor", "fav_w", "fav_l", "dog_w", "dog_l"), VERSION_TABLE
-)
+@pytest.mark.parametrize(("version", "divisor", "fav_w", "fav_l", "dog_w", "dog_l"), VERSION_TABLE)
 def test_versions_at_300(
     version: str,
     divisor: int,
@@ -290,7 +296,11 @@ def test_win_share_of_the_favourite(margin: int, share: float) -> None:
 
 
 def test_win_share_grows_with_the_margin() -> None:
-    shares = [play(V131, 1500 + margin, 1500)[0].explain["expected"] for margin, _ in WIN_SHARE_TABLE]
+    shares: list[float] = []
+    for margin, _ in WIN_SHARE_TABLE:
+        expected = play(V131, 1500 + margin, 1500)[0].explain["expected"]
+        assert isinstance(expected, float)
+        shares.append(expected)
     assert shares == sorted(shares)
     assert len(set(shares)) == len(shares)
 
@@ -306,14 +316,15 @@ def test_explain_contents(cube: int) -> None:
         assert change.explain["coefficient"] == 1 + math.log2(cube) / 6
         assert change.explain["coefficient"] == cube_coefficient(cube)
     assert (winner.explain["k"], loser.explain["k"]) == (16, 32)
-    assert (winner.explain["recent_ranked_games"], loser.explain["recent_ranked_games"]) == (HEAVY, 3)
+    assert (winner.explain["recent_ranked_games"], loser.explain["recent_ranked_games"]) == (
+        HEAVY,
+        3,
+    )
     assert winner.explain["expected"] == 1 / (1 + 10 ** ((1500 - 1600) / 1200))
     assert loser.explain["expected"] == 1 - 1 / (1 + 10 ** ((1500 - 1600) / 1200))
 
 
-@pytest.mark.parametrize(
-    ("cube", "coefficient"), [(1, 1.0), (2, 1 + 1 / 6), (8, 1.5), (64, 2.0)]
-)
+@pytest.mark.parametrize(("cube", "coefficient"), [(1, 1.0), (2, 1 + 1 / 6), (8, 1.5), (64, 2.0)])
 def test_cube_coefficient_values(cube: int, coefficient: float) -> None:
     assert cube_coefficient(cube) == pytest.approx(coefficient, abs=1e-15)
     # 1 and 64 are the ends of the range [1, 2] and exact.

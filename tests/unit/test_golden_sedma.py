@@ -137,3 +137,15 @@ def test_k_bands(rating: int, k: int) -> None:
 def test_starting_rating_and_version() -> None:
     assert SEDMA.starting_rating == 1000
     assert ruleset_named("sedma", "1.0") == SEDMA
+
+
+def test_counts_beyond_float32_are_capped_not_crashing() -> None:
+    # 2**128 does not fit a float32 and 10**400 not even a double: the caps still apply.
+    for huge in (2**128, 10**400):
+        game = Game(
+            (PlayerState("A", 1500), PlayerState("B", 1500)),
+            "A",
+            stats=(SedmaStats(rounds_won_24=huge), SedmaStats(bad_moves=huge)),
+        )
+        a, b = rate(SedmaRuleset(), game).players
+        assert (a.rating_after, b.rating_after) == (1516, 1484)

@@ -2,6 +2,8 @@
 
 import copy
 import math
+from collections.abc import MutableMapping
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +13,7 @@ from ratings.rules import (
     Classic,
     Game,
     Gammon42,
+    PlayerChange,
     PlayerState,
     SedmaStats,
     cube_coefficient,
@@ -45,7 +48,9 @@ sedma_stats = st.builds(
 
 
 @st.composite
-def players(draw: st.DrawFn, rating: st.SearchStrategy[int] = ratings) -> tuple[PlayerState, PlayerState]:
+def players(
+    draw: st.DrawFn, rating: st.SearchStrategy[int] = ratings
+) -> tuple[PlayerState, PlayerState]:
     def one(player_id: str) -> PlayerState:
         recent = draw(st.integers(min_value=0, max_value=120))
         return PlayerState(
@@ -62,7 +67,13 @@ def players(draw: st.DrawFn, rating: st.SearchStrategy[int] = ratings) -> tuple[
 
 
 @EXAMPLES
-@given(players(wide_ratings), st.sampled_from(["p1", "p2"]), cubes, gammon42_versions, st.integers(0, 120))
+@given(
+    players(wide_ratings),
+    st.sampled_from(["p1", "p2"]),
+    cubes,
+    gammon42_versions,
+    st.integers(0, 120),
+)
 def test_gammon42_mirror_when_k_equal(
     pair: tuple[PlayerState, PlayerState], winner: str, cube: int, ruleset: Gammon42, recent: int
 ) -> None:
@@ -166,7 +177,8 @@ def test_gammon42_stronger_opponent_never_lowers_the_gain(
             winner="w",
             cube=cube,
         )
-        return rate(ruleset, game).players[0].delta
+        delta: int = rate(ruleset, game).players[0].delta
+        return delta
 
     assert gain(loser_rating + raise_by) >= gain(loser_rating)
 
@@ -187,7 +199,8 @@ def test_gammon42_stronger_opponent_never_worsens_a_loss(
             winner="w",
             cube=cube,
         )
-        return rate(Gammon42(), game).players[1].delta
+        delta: int = rate(Gammon42(), game).players[1].delta
+        return delta
 
     assert loss(winner_rating + raise_by) >= loss(winner_rating)
 
@@ -305,15 +318,16 @@ def test_rate_never_mutates_inputs_and_returns_new_values(
     assert result == again  # deterministic
     assert result is not again
     for change, state in zip(result.players, pair, strict=True):
-        assert change is not state
+        assert isinstance(change, PlayerChange)
         assert change.player_id == state.player_id
         assert change.rating_before == state.rating
         assert change.rating_after == state.rating + change.delta
         assert isinstance(change.rating_after, int)
         assert not isinstance(change.rating_after, bool)
     # explain is read-only: a caller can not alter a stored result's explanation.
-    explain = result.players[0].explain
+    explain: Any = result.players[0].explain
     k = explain["k"]
+    assert not isinstance(explain, MutableMapping)
     with pytest.raises(TypeError):
-        explain["k"] = 0  # type: ignore[index]
+        explain["k"] = 0
     assert explain["k"] == k

@@ -10,11 +10,12 @@ import struct
 
 def expected_score(rating: int, opponent_rating: int, divisor: float) -> float:
     """Elo expected score of a player against an opponent: 1 / (1 + 10^((Ro - R) / D))."""
+    gap = opponent_rating - rating
     try:
-        return 1.0 / (1.0 + math.pow(10.0, (opponent_rating - rating) / divisor))
+        return 1.0 / (1.0 + math.pow(10.0, gap / divisor))
     except OverflowError:
-        # A gap beyond what a double holds: the opponent is infinitely stronger.
-        return 0.0
+        # A gap beyond what a double holds: one side is infinitely stronger.
+        return 0.0 if gap > 0 else 1.0
 
 
 def round_half_away(value: float) -> int:
@@ -42,6 +43,6 @@ def float32(value: float) -> float:
     sedma source's single-precision arithmetic is reproduced.
     """
     try:
-        return float(struct.unpack("<f", struct.pack("<f", value))[0])
-    except OverflowError:
-        return math.copysign(math.inf, value)
+        return float(struct.unpack("<f", struct.pack("<f", float(value)))[0])
+    except OverflowError:  # beyond float32 (or even float64): infinite, as in float32
+        return math.inf if value > 0 else -math.inf

@@ -55,7 +55,7 @@ class Classic:
 
     def validate(self, game: Game) -> None:
         _validate_players(game, draws_allowed=True, ruleset=NAME)
-        if game.cube != 1:
+        if type(game.cube) is not int or game.cube != 1:
             raise InvalidInput("cube", "cube is only for ruleset gammon42, not classic")
         if game.stats is not None:
             raise InvalidInput("stats", "stats are only for ruleset sedma, not classic")

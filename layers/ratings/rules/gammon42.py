@@ -33,7 +33,7 @@ CUBE_STEPS_TO_DOUBLE = 6
 
 def cube_coefficient(cube: int) -> float:
     """1 + log2(cube) / 6, exact (not rounded to two decimals): 1.0 at cube 1, 2.0 at 64."""
-    if isinstance(cube, bool) or cube not in CUBE_VALUES:
+    if type(cube) is not int or cube not in CUBE_VALUES:
         allowed = ", ".join(str(value) for value in CUBE_VALUES)
         raise InvalidInput("cube", f"cube must be one of {allowed}, got {cube!r}")
     return 1 + math.log2(cube) / CUBE_STEPS_TO_DOUBLE

@@ -119,7 +119,7 @@ class Sedma:
 
     def validate(self, game: Game) -> None:
         _validate_players(game, draws_allowed=False, ruleset=NAME)
-        if game.cube != 1:
+        if type(game.cube) is not int or game.cube != 1:
             raise InvalidInput("cube", "cube is only for ruleset gammon42, not sedma")
         for index, stats in enumerate(game.stats or ()):
             for stat in SEDMA_STAT_FIELDS:

@@ -1,0 +1,299 @@
+"""Invalid input, unranked games and the default ladders."""
+
+import pytest
+
+from ratings.rules import (
+    DEFAULT_LADDERS,
+    MODES,
+    PODIUM_BONUSES,
+    UNRANKED_REASONS,
+    Classic,
+    Game,
+    Gammon42,
+    InvalidInput,
+    Ladder,
+    PlayerState,
+    Ruleset,
+    SedmaStats,
+    cube_coefficient,
+    rate,
+    ruleset_named,
+    unranked_reason,
+)
+from ratings.rules import Sedma as SedmaRuleset
+from ratings.rules.arithmetic import expected_score
+
+A = PlayerState("alice", 1500)
+B = PlayerState("bob", 1500)
+ALL_RULESETS: list[Ruleset] = [Gammon42(), SedmaRuleset(), Classic()]
+ruleset_ids = ["gammon42", "sedma", "classic"]
+
+
+def raises_invalid(ruleset: Ruleset, game: Game, field: str, *fragments: str) -> InvalidInput:
+    with pytest.raises(InvalidInput) as caught:
+        rate(ruleset, game)
+    error = caught.value
+    assert error.field == field
+    for fragment in fragments:
+        assert fragment in str(error)
+    assert error.message == str(error)
+    return error
+
+
+# --- cube -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cube", [0, 3, 128, -1, True, 5, 63, -2])
+def test_cube_must_be_a_power_of_two_from_1_to_64(cube: int) -> None:
+    error = raises_invalid(
+        Gammon42(),
+        Game(players=(A, B), winner="alice", cube=cube),
+        "cube",
+        "1, 2, 4, 8, 16, 32, 64",
+    )
+    assert repr(cube) in str(error)  # it says what it got
+    with pytest.raises(InvalidInput) as caught:
+        cube_coefficient(cube)
+    assert caught.value.field == "cube"
+
+
+@pytest.mark.parametrize("version", ["1.0.5", "1.2.0", "1.3.1"])
+def test_cube_is_checked_by_every_gammon42_version(version: str) -> None:
+    raises_invalid(ruleset_named("gammon42", version), Game((A, B), "alice", cube=3), "cube")
+
+
+@pytest.mark.parametrize("ruleset", [SedmaRuleset(), Classic()], ids=["sedma", "classic"])
+def test_cube_belongs_to_gammon42_only(ruleset: Ruleset) -> None:
+    raises_invalid(ruleset, Game((A, B), "alice", cube=2), "cube", "gammon42")
+
+
+@pytest.mark.parametrize("ruleset", [Gammon42(), Classic()], ids=["gammon42", "classic"])
+def test_stats_belong_to_sedma_only(ruleset: Ruleset) -> None:
+    game = Game((A, B), "alice", stats=(SedmaStats(), SedmaStats()))
+    raises_invalid(ruleset, game, "stats", "sedma")
+
+
+# --- winner -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", [Gammon42(), SedmaRuleset()], ids=["gammon42", "sedma"])
+def test_no_draws(ruleset: Ruleset) -> None:
+    error = raises_invalid(ruleset, Game((A, B), None), "winner", "no draws")
+    assert ruleset.name in str(error)
+    assert not ruleset.draws_allowed
+
+
+def test_classic_allows_draws() -> None:
+    assert Classic().draws_allowed
+    result = rate(Classic(), Game((A, B), None))
+    assert [change.explain["score"] for change in result.players] == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=ruleset_ids)
+def test_winner_must_be_one_of_the_players(ruleset: Ruleset) -> None:
+    error = raises_invalid(ruleset, Game((A, B), "carol"), "winner", "'carol'", "one of the two")
+    # Only classic mentions draws as an alternative.
+    assert ("draw" in str(error)) == ruleset.draws_allowed
+
+
+# --- players ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=ruleset_ids)
+def test_the_same_player_twice_is_invalid(ruleset: Ruleset) -> None:
+    twin = PlayerState("alice", 1400)
+    raises_invalid(ruleset, Game((A, twin), "alice"), "players[1].id", "must differ", "'alice'")
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=ruleset_ids)
+@pytest.mark.parametrize(
+    ("player", "field"),
+    [
+        (PlayerState("", 1500), "players[1].id"),
+        (PlayerState("bob", True), "players[1].rating"),
+        (PlayerState("bob", 1500, ranked_games=-1), "players[1].ranked_games"),
+        (PlayerState("bob", 1500, recent_ranked_games=-3), "players[1].recent_ranked_games"),
+    ],
+)
+def test_malformed_player(ruleset: Ruleset, player: PlayerState, field: str) -> None:
+    raises_invalid(ruleset, Game((A, player), "alice"), field, field)
+
+
+# --- sedma statistics ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "stat", ["bad_moves", "rounds_won_16", "rounds_won_24", "rounds_won_4_last"]
+)
+@pytest.mark.parametrize("index", [0, 1])
+def test_negative_sedma_stats(stat: str, index: int) -> None:
+    stats = [SedmaStats(), SedmaStats()]
+    stats[index] = SedmaStats(**{stat: -1})
+    game = Game((A, B), "alice", stats=(stats[0], stats[1]))
+    field = f"players[{index}].stats.{stat}"
+    raises_invalid(SedmaRuleset(), game, field, field, ">= 0")
+
+
+def test_negative_bad_moves_of_the_second_player() -> None:
+    game = Game((A, B), "bob", stats=(SedmaStats(), SedmaStats(bad_moves=-2)))
+    error = raises_invalid(SedmaRuleset(), game, "players[1].stats.bad_moves")
+    assert "integer >= 0" in error.message
+
+
+def test_sedma_stats_must_be_integers() -> None:
+    game = Game((A, B), "bob", stats=(SedmaStats(rounds_won_24=True), SedmaStats()))
+    raises_invalid(SedmaRuleset(), game, "players[0].stats.rounds_won_24")
+
+
+def test_invalid_input_is_a_value_error() -> None:
+    assert issubclass(InvalidInput, ValueError)
+    error = InvalidInput("cube", "cube must be one of 1, 2")
+    assert (error.field, error.message, str(error)) == (
+        "cube",
+        "cube must be one of 1, 2",
+        error.message,
+    )
+
+
+# --- unranked_reason ----------------------------------------------------------------------------
+
+NO_BOTS = (False, False)
+NO_NETWORKS: tuple[str | None, str | None] = (None, None)
+
+
+@pytest.mark.parametrize(
+    ("mode", "bots", "networks", "reason"),
+    [
+        ("ranked", NO_BOTS, NO_NETWORKS, None),
+        ("boosted", NO_BOTS, NO_NETWORKS, "mode"),
+        ("tournament", NO_BOTS, NO_NETWORKS, "mode"),
+        ("ranked", (True, False), NO_NETWORKS, "bot"),
+        ("ranked", (False, True), NO_NETWORKS, "bot"),
+        ("ranked", (True, True), NO_NETWORKS, "bot"),
+        ("ranked", NO_BOTS, ("net-1", "net-1"), "shared_network"),
+        ("ranked", NO_BOTS, ("net-1", "net-2"), None),
+        ("ranked", NO_BOTS, ("", ""), None),  # empty fingerprints are not shared
+        ("ranked", NO_BOTS, (None, None), None),
+        ("ranked", NO_BOTS, ("net-1", None), None),
+        ("ranked", NO_BOTS, (None, "net-1"), None),
+        ("ranked", NO_BOTS, ("", "net-1"), None),
+        # precedence: mode, then bot, then shared_network
+        ("boosted", (True, True), ("net-1", "net-1"), "mode"),
+        ("tournament", (False, True), ("net-1", "net-1"), "mode"),
+        ("ranked", (False, True), ("net-1", "net-1"), "bot"),
+    ],
+)
+def test_unranked_reason(
+    mode: str,
+    bots: tuple[bool, bool],
+    networks: tuple[str | None, str | None],
+    reason: str | None,
+) -> None:
+    assert unranked_reason(mode, bots, networks) == reason
+
+
+def test_unranked_reasons_are_listed_in_order_of_precedence() -> None:
+    assert UNRANKED_REASONS == ("mode", "bot", "shared_network")
+    assert set(MODES) == {"ranked", "boosted", "tournament"}
+
+
+@pytest.mark.parametrize("mode", ["casual", "", "Ranked", "RANKED"])
+def test_unknown_mode_is_invalid(mode: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        unranked_reason(mode, NO_BOTS, NO_NETWORKS)
+    assert caught.value.field == "mode"
+    assert "ranked, boosted, tournament" in str(caught.value)
+    assert repr(mode) in str(caught.value)
+
+
+# --- ladders ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ladder_id", "ruleset", "version", "start"),
+    [
+        ("backgammon", "gammon42", "1.3.1", 1500),
+        ("sedma", "sedma", "1.0", 1000),
+        ("classic", "classic", "1.0", 1200),
+    ],
+)
+def test_default_ladders(ladder_id: str, ruleset: str, version: str, start: int) -> None:
+    ladder = DEFAULT_LADDERS[ladder_id]
+    assert ladder.ladder_id == ladder_id
+    assert (ladder.ruleset.name, ladder.ruleset.version) == (ruleset, version)
+    assert ladder.starting_rating == start
+    assert ladder.podium_bonuses == (50, 25, 15)
+    assert [ladder.podium_bonus(place) for place in (1, 2, 3, 4, 0)] == [50, 25, 15, 0, 0]
+
+
+def test_default_ladders_are_exactly_three() -> None:
+    assert set(DEFAULT_LADDERS) == {"backgammon", "sedma", "classic"}
+    assert PODIUM_BONUSES == (50, 25, 15)
+
+
+def test_backgammon_ladder_runs_131_parameters() -> None:
+    ruleset = DEFAULT_LADDERS["backgammon"].ruleset
+    assert isinstance(ruleset, Gammon42)
+    assert (ruleset.divisor, ruleset.k, ruleset.heavy_volume_k) == (1200, 32, 16)
+    assert (ruleset.heavy_volume_games, ruleset.recent_window_days) == (50, 7)
+
+
+@pytest.mark.parametrize(
+    ("version", "divisor", "heavy_volume_games"),
+    [("1.0.5", 400, None), ("1.2.0", 800, None), ("1.3.1", 1200, 50)],
+)
+def test_ladder_at_version(version: str, divisor: int, heavy_volume_games: int | None) -> None:
+    ruleset = DEFAULT_LADDERS["backgammon"].at_version(version)
+    assert isinstance(ruleset, Gammon42)
+    assert ruleset.version == version
+    assert ruleset.divisor == divisor
+    assert ruleset.heavy_volume_games == heavy_volume_games
+    assert ruleset.starting_rating == 1500
+
+
+def test_at_version_keeps_the_ladder_starting_rating() -> None:
+    ladder = Ladder("custom", Gammon42(starting_rating=1000))
+    older = ladder.at_version("1.0.5")
+    assert isinstance(older, Gammon42)
+    assert (older.divisor, older.starting_rating) == (400, 1000)
+
+
+@pytest.mark.parametrize(
+    ("ladder_id", "version", "allowed"),
+    [
+        ("backgammon", "1.3.0", "1.0.5, 1.2.0, 1.3.1"),
+        ("backgammon", "", "1.0.5, 1.2.0, 1.3.1"),
+        ("sedma", "1.3.1", "1.0"),
+        ("classic", "2.0", "1.0"),
+    ],
+)
+def test_unknown_ruleset_version(ladder_id: str, version: str, allowed: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        DEFAULT_LADDERS[ladder_id].at_version(version)
+    assert caught.value.field == "ruleset_version"
+    assert allowed in str(caught.value)
+    assert repr(version) in str(caught.value)
+
+
+def test_ruleset_named() -> None:
+    assert ruleset_named("gammon42", "1.2.0").version == "1.2.0"
+    with pytest.raises(InvalidInput) as caught:
+        ruleset_named("chess", "1.0")
+    assert caught.value.field == "ruleset"
+    assert "gammon42, sedma, classic" in str(caught.value)
+    with pytest.raises(InvalidInput) as caught:
+        ruleset_named("classic", "9.9")
+    assert caught.value.field == "ruleset_version"
+
+
+@pytest.mark.parametrize("cube", [2.0, 1.0])
+def test_cube_must_be_an_int_not_a_float(cube: float) -> None:
+    game = Game((PlayerState("a", 1500), PlayerState("b", 1500)), "a", cube=cube)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput) as caught:
+        Gammon42().rate(game)
+    assert caught.value.field == "cube"
+
+
+def test_expected_score_of_unrepresentable_gaps() -> None:
+    assert expected_score(10**400, 0, 400) == 1.0
+    assert expected_score(0, 10**400, 400) == 0.0
