@@ -1,0 +1,212 @@
+"""The emulated AWS of the local stack: moto's server, made safe and fast enough to rely on.
+
+Two measured defects of moto are mended here, and only here:
+
+- moto's server handles concurrent requests on threads that race inside its backends (lost
+  updates were measured). `SerializedApp` lets one request at a time into moto.
+- moto's TransactWriteItems deep-copies every table it touches to be able to roll back, so a
+  transaction costs time in proportion to the table. `transact_write_items` below checks every
+  condition first, then applies the writes, keeping copies of only the items it touches; a
+  transaction costs what its items cost and is still all or nothing.
+
+Both lean on moto internals of the pinned version (MOTO_VERSION); tests check the version and
+the behaviour, so an upgrade that changes them fails loudly instead of silently.
+"""
+
+import copy
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import moto
+from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.exceptions import (
+    MultipleTransactionsException,
+    TooManyTransactionsException,
+    TransactionCanceledException,
+)
+from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models.dynamo_type import DynamoType, Item
+from moto.dynamodb.models.table import Table
+from moto.moto_server.werkzeug_app import (
+    DomainDispatcherApplication,
+    MotoRequestHandler,
+    create_backend_app,
+)
+from werkzeug.serving import BaseWSGIServer, make_server
+
+#: The moto release whose internals this module was written and tested against.
+MOTO_VERSION = "5.2.5"
+MAX_TRANSACTION_ITEMS = 100
+CONDITION_FAILED = "The conditional request failed"
+
+_WRITE_OPERATIONS = frozenset({"ConditionCheck", "Put", "Delete", "Update"})
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+class SerializedApp:
+    """A WSGI wrapper that lets one request at a time into the wrapped application.
+
+    The HTTP server stays threaded (slow clients do not block each other while sending), but
+    moto's backends only ever see one request at a time, as they need.
+    """
+
+    def __init__(self, app: WsgiApp) -> None:
+        self._app = app
+        self._lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        with self._lock:
+            # Materialise the body inside the lock: moto may build it lazily.
+            return list(self._app(environ, start_response))
+
+
+def _operation_key(backend: DynamoDBBackend, operation: dict[str, Any]) -> tuple[Table, Any, Any]:
+    op_type, body = next(iter(operation.items()))
+    table = backend.get_table(body["TableName"])
+    if op_type == "Put":
+        attrs = body["Item"]
+        key = {table.hash_key_attr: attrs[table.hash_key_attr]}
+        if table.range_key_attr is not None:
+            key[table.range_key_attr] = attrs[table.range_key_attr]
+    else:
+        key = body["Key"]
+    hash_value, range_value = backend.get_keys_value(table, key)
+    return table, hash_value, range_value
+
+
+def _restore(table: Table, hash_value: DynamoType, range_value: Any, item: Item | None) -> None:
+    """Put one item back as it was before the transaction (None: it did not exist)."""
+    if item is None:
+        table.delete_item(hash_value, range_value)
+    elif range_value is not None:
+        table.items[hash_value][range_value] = item
+    else:
+        table.items[hash_value] = item  # type: ignore[assignment]
+
+
+def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, Any]]) -> None:
+    """TransactWriteItems at the cost of the items it touches, all or nothing.
+
+    Phase 1 evaluates every operation's condition against the current items and reports all
+    failures at once, as DynamoDB does, without changing anything. Phase 2 applies the
+    writes; should one of them fail (a validation error moto finds only while applying), the
+    touched items are put back from copies taken before phase 2.
+    """
+    if len(transact_items) > MAX_TRANSACTION_ITEMS:
+        raise TooManyTransactionsException()
+    keys: list[tuple[Table, Any, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    reasons: list[tuple[str | None, str | None, dict[str, Any] | None]] = []
+    for operation in transact_items:
+        if len(operation) != 1 or next(iter(operation)) not in _WRITE_OPERATIONS:
+            raise ValueError("Unsupported transaction operation")
+        table, hash_value, range_value = _operation_key(self, operation)
+        identity = (table.name, repr((hash_value, range_value)))
+        if identity in seen:
+            raise MultipleTransactionsException()
+        seen.add(identity)
+        keys.append((table, hash_value, range_value))
+        body = next(iter(operation.values()))
+        current = table.get_item(hash_value, range_value)
+        condition = body.get("ConditionExpression")
+        if condition is not None:
+            check = get_filter_expression(
+                condition,
+                body.get("ExpressionAttributeNames"),
+                body.get("ExpressionAttributeValues"),
+            )
+            if not check.expr(current):
+                old = None
+                if body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and current:
+                    old = current.to_json()["Attributes"]
+                reasons.append(("ConditionalCheckFailed", CONDITION_FAILED, old))
+                continue
+        reasons.append((None, None, None))
+    if any(code is not None for code, _message, _item in reasons):
+        raise TransactionCanceledException(reasons)
+
+    originals = [
+        (table, hash_value, range_value, copy.deepcopy(table.get_item(hash_value, range_value)))
+        for table, hash_value, range_value in keys
+    ]
+    try:
+        for operation, (table, hash_value, range_value) in zip(transact_items, keys, strict=True):
+            op_type, body = next(iter(operation.items()))
+            names = body.get("ExpressionAttributeNames")
+            values = body.get("ExpressionAttributeValues")
+            if op_type == "Put":
+                self.put_item(table.name, body["Item"])
+            elif op_type == "Delete":
+                table.delete_item(hash_value, range_value)
+            elif op_type == "Update":
+                self.update_item(
+                    table.name,
+                    body["Key"],
+                    update_expression=body["UpdateExpression"],
+                    expression_attribute_names=names,
+                    expression_attribute_values=values,
+                )
+    except Exception:
+        for table, hash_value, range_value, item in reversed(originals):
+            _restore(table, hash_value, range_value, item)
+        raise
+
+
+_installed = threading.Lock()
+
+
+def install_fast_transactions() -> None:
+    """Replace moto's TransactWriteItems with the one above (idempotent)."""
+    if moto.__version__ != MOTO_VERSION:
+        raise RuntimeError(
+            f"the local stack's DynamoDB transactions were written for moto {MOTO_VERSION}, "
+            f"found {moto.__version__}: re-check infra/ratings_local/aws.py and its tests"
+        )
+    with _installed:
+        DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+
+
+class _QuietHandler(MotoRequestHandler):
+    """moto's request handler without a log line per request (the stack prints its own)."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
+
+
+class EmulatedAws:
+    """moto's server on a local port, serialized, with fast transactions."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._host = host
+        self._port = port
+        self._server: BaseWSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def endpoint_url(self) -> str:
+        assert self._server is not None, "start() first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> str:
+        install_fast_transactions()
+        app = SerializedApp(DomainDispatcherApplication(create_backend_app))
+        self._server = make_server(
+            self._host, self._port, app, threaded=True, request_handler=_QuietHandler
+        )
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="emulated-aws", daemon=True
+        )
+        self._thread.start()
+        return self.endpoint_url
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
