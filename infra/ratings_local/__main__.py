@@ -1,21 +1,98 @@
-"""`make run` entry point. Until the local stack lands it shows what the rules can already do."""
+"""`make run`: start the whole service locally, print what runs where, stop on Ctrl-C."""
 
+import argparse
+import contextlib
+import os
+import signal
 import sys
+import threading
+from pathlib import Path
 
-from ratings.rules import DEFAULT_LADDERS
+from ratings_local.stack import DEFAULT_TEMPLATE, LocalStack, Options
+
+
+def parse_args(argv: list[str]) -> Options:
+    parser = argparse.ArgumentParser(
+        prog="make run ARGS=...",
+        description="Run the Elo rating service locally: API, queues and schedule on moto.",
+    )
+    parser.add_argument("--port", type=int, default=3000, help="API port (default 3000)")
+    parser.add_argument(
+        "--aws-port", type=int, default=0, help="emulated AWS port (default: a free one)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument(
+        "--schedule-interval",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="run each scheduled function every SECONDS (default 60)",
+    )
+    parser.add_argument(
+        "--api-key",
+        default=os.environ.get("RATINGS_API_KEY"),
+        help="require this x-api-key (default: $RATINGS_API_KEY; unset accepts any request)",
+    )
+    parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.schedule_interval <= 0:
+        parser.error("--schedule-interval must be a positive number of seconds")
+    return Options(
+        port=args.port,
+        aws_port=args.aws_port,
+        host=args.host,
+        schedule_interval=args.schedule_interval,
+        api_key=args.api_key or None,
+        template=args.template,
+    )
+
+
+def banner(stack: LocalStack) -> str:
+    endpoints = stack.endpoints()
+    api = endpoints["api_url"]
+    if api is None:
+        return "template.yaml declares no function with an Api event: nothing to serve."
+    key_header = f" -H 'x-api-key: {stack.options.api_key}'" if stack.options.api_key else ""
+    lines = [
+        "Elo rating service, running locally (everything in memory; Ctrl-C stops it)",
+        f"  API            {api}/v1/ladders",
+        f"  Swagger        {api}/swagger",
+        f"  Endpoints      {api}/_local/endpoints",
+        f"  AWS (moto)     {endpoints['aws_endpoint_url']}  region {endpoints['region']}",
+        f"  Table          {endpoints['table']}",
+    ]
+    for role, url in endpoints["queues"].items():
+        lines.append(f"  Queue {role:<9}{url}")
+    for logical_id, triggers in endpoints["functions"].items():
+        lines.append(f"  Function       {logical_id} ({', '.join(triggers)})")
+    lines.append(f"  Schedule       every {stack.options.schedule_interval:g} s")
+    lines += [
+        "",
+        "Rate a first game:",
+        f"  curl -s -X POST {api}/v1/ladders/backgammon/games{key_header} \\",
+        "    -H 'content-type: application/json' \\",
+        '    -d \'{"game_id": "g-1", "players": [{"id": "alice"}, {"id": "bob"}], '
+        '"winner": "alice", "cube": 2}\'',
+    ]
+    return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
-    print("Elo rating service: the local stack (API, queues, schedule on moto) is not built yet.")
-    print("Ladders configured:")
-    for ladder in DEFAULT_LADDERS.values():
-        ruleset = ladder.ruleset
-        print(
-            f"  {ladder.ladder_id}: {ruleset.name} {ruleset.version}, "
-            f"starting rating {ladder.starting_rating}, podium bonuses {ladder.podium_bonuses}"
-        )
-    if argv:
-        print(f"(arguments {argv} are for the local stack and were ignored)")
+    options = parse_args(argv)
+    stack = LocalStack(options)
+    try:
+        stack.start()
+    except OSError as error:
+        print(f"could not start the local stack: {error}", file=sys.stderr)
+        stack.stop()
+        return 1
+    print(banner(stack), flush=True)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    with contextlib.suppress(KeyboardInterrupt):
+        stopped.wait()
+    print("\nstopping...", flush=True)
+    stack.stop()
     return 0
 
 

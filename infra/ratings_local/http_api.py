@@ -1,0 +1,188 @@
+"""The local API Gateway: HTTP requests in, REST proxy events to the Api function, HTTP out.
+
+Also serves the local-only routes of api.md: `/_local/endpoints`, `/_local/invoke/{LogicalId}`
+and `/swagger`.
+"""
+
+import base64
+import html
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+#: API Gateway's own payload limit; the Api function enforces the service's 64 KiB.
+MAX_PAYLOAD = 10 * 1024 * 1024
+
+
+def proxy_event(
+    method: str,
+    raw_path: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    source_ip: str,
+    stage: str = "local",
+) -> dict[str, Any]:
+    """An API Gateway REST API (v1) proxy event for one HTTP request."""
+    split = urlsplit(raw_path)
+    query = parse_qs(split.query, keep_blank_values=True)
+    single_headers = dict(headers)
+    multi_headers: dict[str, list[str]] = {}
+    for name, value in headers.items():
+        multi_headers.setdefault(name, []).append(value)
+    text: str | None = None
+    encoded = False
+    if body:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            text, encoded = base64.b64encode(body).decode(), True
+    request_id = str(uuid.uuid4())
+    path = split.path or "/"
+    return {
+        "resource": path,
+        "path": path,
+        "httpMethod": method,
+        "headers": single_headers or None,
+        "multiValueHeaders": multi_headers or None,
+        "queryStringParameters": {key: values[-1] for key, values in query.items()} or None,
+        "multiValueQueryStringParameters": query or None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "local",
+            "domainName": headers.get("Host", "127.0.0.1"),
+            "httpMethod": method,
+            "path": f"/{stage}{path}",
+            "protocol": "HTTP/1.1",
+            "requestId": request_id,
+            "requestTimeEpoch": int(time.time() * 1000),
+            "resourcePath": path,
+            "stage": stage,
+            "identity": {"sourceIp": source_ip, "apiKey": headers.get("x-api-key")},
+        },
+        "body": text,
+        "isBase64Encoded": encoded,
+    }
+
+
+class LocalApiServer(ThreadingHTTPServer):
+    """Threaded: concurrent requests run concurrently, as Lambda would run them."""
+
+    daemon_threads = True
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        invoke_api: Callable[[dict[str, Any]], Any],
+        local_routes: Callable[[str, str, bytes], tuple[int, str, bytes] | None],
+        api_key: str | None,
+    ) -> None:
+        super().__init__(address, _Handler)
+        self.invoke_api = invoke_api
+        self.local_routes = local_routes
+        self.api_key = api_key
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: LocalApiServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the stack prints one line per request of its own choosing: none
+
+    def _respond(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "connection", "transfer-encoding"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _error(self, status: int, code: str, message: str) -> None:
+        body = json.dumps({"error": {"code": code, "message": message}}).encode()
+        self._respond(status, {"Content-Type": "application/json"}, body)
+
+    def _handle(self) -> None:
+        length_header = self.headers.get("Content-Length", "0")
+        try:
+            length = int(length_header)
+        except ValueError:
+            self._error(400, "invalid_request", "Content-Length must be an integer")
+            return
+        if length > MAX_PAYLOAD:
+            self.close_connection = True
+            self._error(413, "payload_too_large", "request bodies are limited to 10 MiB")
+            return
+        body = self.rfile.read(length) if length > 0 else b""
+        local = self.server.local_routes(self.command, self.path, body)
+        if local is not None:
+            status, content_type, payload = local
+            self._respond(status, {"Content-Type": content_type}, payload)
+            return
+        lowered = {name.lower(): value for name, value in self.headers.items()}
+        if self.server.api_key is not None and lowered.get("x-api-key") != self.server.api_key:
+            self._error(403, "forbidden", "send a valid API key in the x-api-key header")
+            return
+        event = proxy_event(self.command, self.path, lowered, body, self.client_address[0])
+        try:
+            response = self.server.invoke_api(event)
+        except Exception as error:  # the function crashed: API Gateway answers 502
+            self._error(502, "bad_gateway", f"the Api function failed: {type(error).__name__}")
+            return
+        self._send_proxy_response(response)
+
+    def _send_proxy_response(self, response: Any) -> None:
+        if not isinstance(response, dict) or "statusCode" not in response:
+            self._error(502, "bad_gateway", "the Api function returned no proxy response")
+            return
+        headers = dict(response.get("headers") or {})
+        for name, values in (response.get("multiValueHeaders") or {}).items():
+            if values:
+                headers[name] = ", ".join(str(value) for value in values)
+        body = response.get("body") or ""
+        payload = base64.b64decode(body) if response.get("isBase64Encoded") else body.encode()
+        self._respond(int(response["statusCode"]), headers, payload)
+
+    do_GET = _handle
+    do_POST = _handle
+    do_PUT = _handle
+    do_DELETE = _handle
+    do_PATCH = _handle
+    do_HEAD = _handle
+    do_OPTIONS = _handle
+
+
+def render_openapi(document: Mapping[str, Any]) -> bytes:
+    """A readable, offline page of an OpenAPI document: each operation and its schemas."""
+    title = html.escape(str(document.get("info", {}).get("title", "API")))
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>{title}</title>",
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
+        "code,pre{background:#f4f4f4;padding:.2em}h3{margin-bottom:.2em}</style>",
+        f"</head><body><h1>{title}</h1>",
+    ]
+    for path, operations in sorted(document.get("paths", {}).items()):
+        for method, operation in operations.items():
+            summary = html.escape(str(operation.get("summary", "")))
+            parts.append(f"<h3><code>{method.upper()} {html.escape(path)}</code></h3>")
+            if summary:
+                parts.append(f"<p>{summary}</p>")
+            responses = ", ".join(html.escape(code) for code in operation.get("responses", {}))
+            if responses:
+                parts.append(f"<p>Responses: {responses}</p>")
+    schemas = document.get("components", {}).get("schemas", {})
+    if schemas:
+        parts.append("<h2>Schemas</h2>")
+        for name, schema in sorted(schemas.items()):
+            pretty = html.escape(json.dumps(schema, indent=2))
+            parts.append(f"<h3>{html.escape(name)}</h3><pre>{pretty}</pre>")
+    parts.append("</body></html>")
+    return "".join(parts).encode()

@@ -1,0 +1,124 @@
+"""Creating the template's table(s) and queues on the emulated AWS, and resolving references.
+
+Queues are created dead-letter queues first so redrive policies can point at them; the table
+gets its keys, indexes and TTL exactly as the template declares them.
+"""
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import boto3
+
+from ratings_local.template import StackSpec, resolve
+
+ACCOUNT_ID = "123456789012"
+
+
+@dataclass
+class CreatedResources:
+    """Physical names of what was created, by logical id."""
+
+    region: str
+    tables: dict[str, str] = field(default_factory=dict)
+    queue_urls: dict[str, str] = field(default_factory=dict)
+    queue_arns: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, str] = field(default_factory=dict)
+
+    def resolver(self, logical_id: str, attribute: str | None) -> str:
+        """The local value of `Ref logical_id` or `GetAtt logical_id.attribute`."""
+        if logical_id == "AWS::Region":
+            return self.region
+        if logical_id == "AWS::AccountId":
+            return ACCOUNT_ID
+        if logical_id == "AWS::StackName":
+            return "ratings-local"
+        if logical_id == "AWS::Partition":
+            return "aws"
+        if logical_id in self.tables:
+            name = self.tables[logical_id]
+            if attribute == "Arn":
+                return f"arn:aws:dynamodb:{self.region}:{ACCOUNT_ID}:table/{name}"
+            return name
+        if logical_id in self.queue_urls:
+            if attribute == "Arn":
+                return self.queue_arns[logical_id]
+            if attribute == "QueueName":
+                return self.queue_urls[logical_id].rsplit("/", 1)[-1]
+            return self.queue_urls[logical_id]
+        if logical_id in self.functions:
+            return self.functions[logical_id]
+        # Anything else (the API, alarms, roles) has no local counterpart.
+        return f"local-{logical_id}"
+
+
+def create_resources(spec: StackSpec, endpoint_url: str, region: str) -> CreatedResources:
+    created = CreatedResources(region=region)
+    created.functions = {logical_id: logical_id for logical_id in spec.functions}
+    dynamodb = boto3.client("dynamodb", endpoint_url=endpoint_url, region_name=region)
+    sqs = boto3.client("sqs", endpoint_url=endpoint_url, region_name=region)
+
+    for logical_id, table in spec.tables.items():
+        properties = resolve(dict(table.properties), created.resolver, spec.parameters)
+        name = properties.get("TableName") or f"ratings-local-{logical_id}"
+        created.tables[logical_id] = name
+        dynamodb.create_table(**_table_request(name, properties))
+        ttl = properties.get("TimeToLiveSpecification")
+        if ttl and _truthy(ttl.get("Enabled")):
+            dynamodb.update_time_to_live(
+                TableName=name,
+                TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True},
+            )
+
+    # Dead-letter queues first: the others' redrive policies refer to them.
+    ordered = sorted(spec.queues.items(), key=lambda entry: "RedrivePolicy" in entry[1].properties)
+    for logical_id, queue in ordered:
+        properties = resolve(dict(queue.properties), created.resolver, spec.parameters)
+        name = properties.get("QueueName") or f"ratings-local-{logical_id}"
+        attributes = {
+            key: _attribute_text(value)
+            for key, value in properties.items()
+            if key not in ("QueueName", "Tags", "KmsMasterKeyId", "SqsManagedSseEnabled")
+        }
+        url = sqs.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+        created.queue_urls[logical_id] = url
+        created.queue_arns[logical_id] = sqs.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["QueueArn"]
+        )["Attributes"]["QueueArn"]
+    return created
+
+
+def _table_request(name: str, properties: Mapping[str, Any]) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "TableName": name,
+        "AttributeDefinitions": properties["AttributeDefinitions"],
+        "KeySchema": properties["KeySchema"],
+        "BillingMode": properties.get("BillingMode", "PAY_PER_REQUEST"),
+    }
+    if properties.get("LocalSecondaryIndexes"):
+        request["LocalSecondaryIndexes"] = properties["LocalSecondaryIndexes"]
+    if properties.get("GlobalSecondaryIndexes"):
+        request["GlobalSecondaryIndexes"] = [
+            {
+                key: value
+                for key, value in index.items()
+                if key != "ContributorInsightsSpecification"
+            }
+            for index in properties["GlobalSecondaryIndexes"]
+        ]
+    if request["BillingMode"] == "PROVISIONED":
+        request["ProvisionedThroughput"] = properties["ProvisionedThroughput"]
+    return request
+
+
+def _attribute_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return json.dumps(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or str(value).lower() == "true"

@@ -1,0 +1,335 @@
+"""The whole service on one machine: emulated AWS, the API, the queue consumers, the schedule.
+
+Everything is read from template.yaml: which functions exist, what triggers them (Api, SQS,
+Schedule), the table, the queues and their redrive policies, and the environment each
+function gets. Everything lives in memory and stops with the process.
+"""
+
+import json
+import os
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import boto3
+
+from ratings_local.aws import EmulatedAws
+from ratings_local.functions import LocalFunction
+from ratings_local.http_api import LocalApiServer, render_openapi
+from ratings_local.resources import CreatedResources, create_resources
+from ratings_local.template import StackSpec, read_stack, resolve
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_TEMPLATE = REPO_ROOT / "template.yaml"
+#: Names of the queues in `/_local/endpoints`, by the logical id they are found under.
+QUEUE_ROLES = {
+    "games": "GamesQueue",
+    "games_dlq": "GamesDeadLetterQueue",
+    "podiums": "PodiumQueue",
+    "podiums_dlq": "PodiumDeadLetterQueue",
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    port: int = 3000
+    aws_port: int = 0
+    host: str = "127.0.0.1"
+    region: str = "us-east-1"
+    schedule_interval: float = 60.0
+    api_key: str | None = None
+    template: Path = DEFAULT_TEMPLATE
+    #: Seconds a consumer waits on an empty queue before polling again (long polling).
+    poll_wait: int = 1
+
+
+class LocalStack:
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.spec: StackSpec = read_stack(options.template)
+        self.aws = EmulatedAws(options.host, options.aws_port)
+        self.functions: dict[str, LocalFunction] = {}
+        self.resources: CreatedResources | None = None
+        self._api: LocalApiServer | None = None
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._sqs: Any = None
+
+    # Lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        endpoint = self.aws.start()
+        region = self.options.region
+        # The functions find the emulated AWS the way boto3 finds any endpoint override.
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+        os.environ["AWS_ENDPOINT_URL"] = endpoint
+        os.environ["AWS_REGION"] = region
+        os.environ["AWS_DEFAULT_REGION"] = region
+        self.resources = create_resources(self.spec, endpoint, region)
+        self._sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=region)
+        for logical_id, function in self.spec.functions.items():
+            environment = resolve(
+                dict(function.environment), self.resources.resolver, self.spec.parameters
+            )
+            # One process hosts every function: their variables share one environment.
+            os.environ.update({name: str(value) for name, value in environment.items()})
+            self.functions[logical_id] = LocalFunction(function, REPO_ROOT, region)
+        self._start_consumers()
+        self._start_schedules()
+        api = self._api_function()
+        if api is not None:
+            self._api = LocalApiServer(
+                (self.options.host, self.options.port),
+                api.invoke,
+                self._local_route,
+                self.options.api_key,
+            )
+            self._spawn("api", self._api.serve_forever)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._api is not None:
+            self._api.shutdown()
+            self._api.server_close()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self.aws.stop()
+
+    def _spawn(self, name: str, target: Any, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    # What runs where ---------------------------------------------------------------------
+
+    @property
+    def api_url(self) -> str:
+        assert self._api is not None, "the template has no Api function"
+        host, port = self._api.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def endpoints(self) -> dict[str, Any]:
+        assert self.resources is not None
+        queues = {
+            role: self.resources.queue_urls.get(logical_id)
+            for role, logical_id in QUEUE_ROLES.items()
+        }
+        return {
+            "api_url": self.api_url if self._api else None,
+            "aws_endpoint_url": self.aws.endpoint_url,
+            "region": self.options.region,
+            "table": next(iter(self.resources.tables.values()), None),
+            "queues": queues,
+            "functions": {
+                logical_id: function.spec.triggers()
+                for logical_id, function in self.functions.items()
+            },
+        }
+
+    def _api_function(self) -> LocalFunction | None:
+        for function in self.functions.values():
+            if "Api" in function.spec.triggers():
+                return function
+        return None
+
+    # Local routes ------------------------------------------------------------------------
+
+    def _local_route(
+        self, method: str, raw_path: str, body: bytes
+    ) -> tuple[int, str, bytes] | None:
+        path = urlsplit(raw_path).path.rstrip("/")
+        if path == "/_local/endpoints" and method == "GET":
+            return 200, "application/json", json.dumps(self.endpoints()).encode()
+        if path.startswith("/_local/invoke/") and method == "POST":
+            return self._invoke_route(path.removeprefix("/_local/invoke/"), body)
+        if path == "/swagger" and method == "GET":
+            document = self.openapi_document()
+            if document is None:
+                return 404, "application/json", _error("not_found", "no OpenAPI document")
+            if "format=json" in urlsplit(raw_path).query:
+                return 200, "application/json", json.dumps(document).encode()
+            return 200, "text/html; charset=utf-8", render_openapi(document)
+        if path.startswith("/_local/"):
+            return 404, "application/json", _error("not_found", f"no local route {path}")
+        return None
+
+    def _invoke_route(self, logical_id: str, body: bytes) -> tuple[int, str, bytes]:
+        function = self.functions.get(logical_id)
+        if function is None:
+            known = ", ".join(self.functions)
+            message = f"no function {logical_id!r}; functions: {known}"
+            return 404, "application/json", _error("not_found", message)
+        if body.strip():
+            try:
+                event = json.loads(body)
+            except ValueError:
+                return 400, "application/json", _error("invalid_request", "body must be JSON")
+        elif "Schedule" in function.spec.triggers():
+            event = scheduled_event(logical_id, self.options.region)
+        else:
+            event = {}
+        try:
+            result = function.invoke(event)
+        except Exception as error:
+            message = f"{logical_id} raised {type(error).__name__}: {error}"
+            return 502, "application/json", _error("function_error", message)
+        return 200, "application/json", json.dumps(result, default=str).encode()
+
+    def openapi_document(self) -> dict[str, Any] | None:
+        """The Api function's OpenAPI document, fetched the way a browser would."""
+        api = self._api_function()
+        if api is None:
+            return None
+        event = {
+            "resource": "/swagger",
+            "path": "/swagger",
+            "httpMethod": "GET",
+            "headers": {},
+            "multiValueHeaders": {},
+            "queryStringParameters": {"format": "json"},
+            "multiValueQueryStringParameters": {"format": ["json"]},
+            "requestContext": {"requestId": str(uuid.uuid4()), "stage": "local"},
+            "body": None,
+            "isBase64Encoded": False,
+        }
+        response = api.invoke(event)
+        if not isinstance(response, dict) or response.get("statusCode") != 200:
+            return None
+        try:
+            document = json.loads(response.get("body") or "")
+        except ValueError:
+            return None
+        return document if isinstance(document, dict) else None
+
+    # Queue consumers ---------------------------------------------------------------------
+
+    def _start_consumers(self) -> None:
+        assert self.resources is not None
+        for function in self.functions.values():
+            for event in function.spec.events:
+                if event.kind != "SQS":
+                    continue
+                queue_arn = resolve(
+                    event.properties["Queue"], self.resources.resolver, self.spec.parameters
+                )
+                url = next(
+                    url
+                    for logical_id, url in self.resources.queue_urls.items()
+                    if self.resources.queue_arns[logical_id] == queue_arn
+                )
+                batch_size = int(event.properties.get("BatchSize", 10))
+                self._spawn(
+                    f"poll-{function.logical_id}", self._poll, function, url, queue_arn, batch_size
+                )
+
+    def _poll(self, function: LocalFunction, url: str, queue_arn: str, batch_size: int) -> None:
+        while not self._stopping.is_set():
+            try:
+                self.consume_once(function, url, queue_arn, batch_size)
+            except Exception as error:  # keep polling: the next batch may do better
+                print(f"[{function.logical_id}] poller error: {type(error).__name__}: {error}")
+                time.sleep(1)
+
+    def consume_once(
+        self, function: LocalFunction, url: str, queue_arn: str, batch_size: int
+    ) -> int:
+        """Receive one batch, invoke, delete what succeeded. Returns the batch's size."""
+        received = self._sqs.receive_message(
+            QueueUrl=url,
+            MaxNumberOfMessages=max(1, min(10, batch_size)),
+            WaitTimeSeconds=self.options.poll_wait,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        )
+        messages = received.get("Messages", [])
+        if not messages:
+            return 0
+        event = {
+            "Records": [sqs_record(message, queue_arn, self.options.region) for message in messages]
+        }
+        try:
+            response = function.invoke(event)
+        except Exception as error:
+            # The whole batch failed: nothing is deleted, all of it comes back after the
+            # visibility timeout, and the redrive policy counts the attempt.
+            print(f"[{function.logical_id}] batch failed: {type(error).__name__}: {error}")
+            return len(messages)
+        failed = {
+            failure.get("itemIdentifier")
+            for failure in (response or {}).get("batchItemFailures", [])
+        }
+        done = [
+            {"Id": str(index), "ReceiptHandle": message["ReceiptHandle"]}
+            for index, message in enumerate(messages)
+            if message["MessageId"] not in failed
+        ]
+        if done:
+            self._sqs.delete_message_batch(QueueUrl=url, Entries=done)
+        return len(messages)
+
+    # Schedules ---------------------------------------------------------------------------
+
+    def _start_schedules(self) -> None:
+        for function in self.functions.values():
+            if "Schedule" in function.spec.triggers():
+                self._spawn(f"schedule-{function.logical_id}", self._tick, function)
+
+    def _tick(self, function: LocalFunction) -> None:
+        while not self._stopping.wait(self.options.schedule_interval):
+            try:
+                function.invoke(scheduled_event(function.logical_id, self.options.region))
+            except Exception as error:
+                print(
+                    f"[{function.logical_id}] scheduled run failed: {type(error).__name__}: {error}"
+                )
+
+
+def sqs_record(message: Mapping[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
+    """One record of an SQS event, as Lambda's event source mapping builds it."""
+    attributes = {
+        name: {
+            "stringValue": value.get("StringValue"),
+            "binaryValue": value.get("BinaryValue"),
+            "stringListValues": [],
+            "binaryListValues": [],
+            "dataType": value.get("DataType", "String"),
+        }
+        for name, value in (message.get("MessageAttributes") or {}).items()
+    }
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message.get("Body", ""),
+        "attributes": message.get("Attributes", {}),
+        "messageAttributes": attributes,
+        "md5OfBody": message.get("MD5OfBody", ""),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": region,
+    }
+
+
+def scheduled_event(logical_id: str, region: str) -> dict[str, Any]:
+    """An EventBridge scheduled event, as a Schedule trigger delivers it."""
+    return {
+        "version": "0",
+        "id": str(uuid.uuid4()),
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": "123456789012",
+        "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "region": region,
+        "resources": [f"arn:aws:events:{region}:123456789012:rule/{logical_id}"],
+        "detail": {},
+    }
+
+
+def _error(code: str, message: str) -> bytes:
+    return json.dumps({"error": {"code": code, "message": message}}).encode()
