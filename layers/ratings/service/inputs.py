@@ -129,17 +129,31 @@ def parse_timestamp(value: object, field: str) -> datetime:
     return parsed.astimezone(UTC).replace(microsecond=parsed.microsecond // 1000 * 1000)
 
 
-def _check_time_window(at: datetime, now: datetime, field: str) -> None:
+def check_future(at: datetime, now: datetime, field: str) -> None:
     if at > now + MAX_FUTURE:
         raise InvalidInput(field, f"{field} must be at most 5 minutes in the future")
+
+
+def check_age(at: datetime, now: datetime, field: str) -> None:
+    """Refuse games older than 14 days: their game record may be gone, so a duplicate of
+    one could no longer be recognised."""
     if at < now - MAX_AGE:
         raise InvalidInput(field, f"{field} must be at most 14 days old")
 
 
 def parse_game(
-    body: object, ruleset: Ruleset, now: datetime, *, preview: bool = False
+    body: object,
+    ruleset: Ruleset,
+    now: datetime,
+    *,
+    preview: bool = False,
+    enforce_age: bool = True,
 ) -> GameInput:
-    """Check a submitted game (or preview) against `ruleset`; InvalidInput names the field."""
+    """Check a submitted game (or preview) against `ruleset`; InvalidInput names the field.
+
+    With `enforce_age` False the caller checks the 14-day limit itself (after looking for a
+    stored game of the same id, which is answered whatever its age).
+    """
     game = require_object(body, "body")
     allowed = _GAME_FIELDS + (("ruleset_version",) if preview else ())
     _reject_unknown(game, allowed, "")
@@ -158,7 +172,9 @@ def parse_game(
 
     submitted_at = game.get("played_at")
     played_at = now if submitted_at is None else parse_timestamp(submitted_at, "played_at")
-    _check_time_window(played_at, now, "played_at")
+    check_future(played_at, now, "played_at")
+    if enforce_age:
+        check_age(played_at, now, "played_at")
 
     raw_players = game.get("players")
     if not isinstance(raw_players, list) or len(raw_players) != 2:
@@ -285,8 +301,7 @@ def parse_podium(body: object, now: datetime) -> PodiumInput:
     tournament_id = require_id(podium["tournament_id"], "tournament_id")
     ladder = require_id(podium["ladder"], "ladder")
     finished_at = parse_timestamp(podium["finished_at"], "finished_at")
-    if finished_at > now + MAX_FUTURE:
-        raise InvalidInput("finished_at", "finished_at must be at most 5 minutes in the future")
+    check_future(finished_at, now, "finished_at")
     public = _require_bool(podium["public"], "public")
     entries = podium["podium"]
     if not isinstance(entries, list) or not 1 <= len(entries) <= 3:

@@ -39,6 +39,9 @@ class PlayerRecord:
     #: An anonymous id whose state this player took over when linking; its recent ranked
     #: games keep counting in this player's window.
     absorbed_id: str | None = None
+    #: False for an anonymous id linked to an account: it resolves to the account, so only
+    #: the account may appear on the leaderboard.
+    listed: bool = True
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class StateWrite:
     rating: int
     ranked_games: int
     absorbed_id: str | None = None
+    listed: bool = True
 
 
 @dataclass(frozen=True)

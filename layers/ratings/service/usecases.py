@@ -36,6 +36,7 @@ from ratings.service.errors import (
 from ratings.service.inputs import (
     GameInput,
     PodiumInput,
+    check_age,
     parse_game,
     parse_link,
     parse_podium,
@@ -149,7 +150,7 @@ class RatingService:
         """Rate a game once. A retry with the same content returns the stored result."""
         ladder = self.ladder(ladder_id)
         now = self._clock()
-        game = parse_game(body, ladder.ruleset, now)
+        game = parse_game(body, ladder.ruleset, now, enforce_age=False)
         return self._with_retries("game", lambda: self._submit_once(ladder, game, now))
 
     def preview_game(self, ladder_id: str, body: object) -> JsonObject:
@@ -193,6 +194,8 @@ class RatingService:
         reads = self._storage.read_for_game(ladder.ladder_id, game.game_id, ids)
         if reads.game is not None:
             return self._replay(reads.game, game)
+        # Checked only now: a retry of a stored game is answered however old its played_at.
+        check_age(game.played_at, now, "played_at")
         resolved = self._resolve_pair(ids, reads.links)
         records = self._records(ladder, resolved, reads.links, reads.states)
         ruleset = ladder.ruleset
@@ -537,7 +540,24 @@ class RatingService:
             anonymous = reads.states.get((ladder_id, anonymous_id))
             account = reads.states.get((ladder_id, account_id))
             account_ranked = account.ranked_games if account else 0
-            if anonymous is not None and account_ranked == 0:
+            # The anonymous state is rewritten unchanged but unlisted, conditioned on the
+            # version read: a game of the anonymous id committed meanwhile (or one in flight,
+            # which will now conflict and re-read the link) can never be lost to the account.
+            if anonymous is None:
+                starting = self._ladders[ladder_id].starting_rating
+                anonymous = PlayerRecord(ladder_id, anonymous_id, starting)
+            writes.append(
+                StateWrite(
+                    ladder_id,
+                    anonymous_id,
+                    anonymous.version,
+                    anonymous.rating,
+                    anonymous.ranked_games,
+                    anonymous.absorbed_id,
+                    listed=False,
+                )
+            )
+            if anonymous.version > 0 and account_ranked == 0:
                 writes.append(
                     StateWrite(
                         ladder_id,

@@ -148,6 +148,7 @@ class StateItem(RatingsItem, discriminator="state"):
     ranked_games = NumberAttribute()
     version = NumberAttribute()
     absorbed_id = UnicodeAttribute(null=True)
+    listed = BooleanAttribute(default=True)
 
 
 class EventItem(RatingsItem, discriminator="event"):
@@ -450,8 +451,10 @@ class DynamoStorage(Storage):
                 ranked_games=write.ranked_games,
                 version=write.expected_version + 1,
                 absorbed_id=write.absorbed_id,
+                listed=write.listed,
             )
-            if write.ranked_games > 0:  # the leaderboard index is sparse: ranked players only
+            # The leaderboard index is sparse: listed players with a ranked game only.
+            if write.ranked_games > 0 and write.listed:
                 item.lb_shard = leaderboard_shard(write.ladder, write.player_id, self.shards)
                 item.lb_rating = write.rating
             condition: Condition
@@ -528,6 +531,7 @@ def _record(item: StateItem) -> PlayerRecord:
         ranked_games=int(item.ranked_games),
         version=int(item.version),
         absorbed_id=item.absorbed_id,
+        listed=item.listed is not False,
     )
 
 

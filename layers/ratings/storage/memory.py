@@ -120,7 +120,7 @@ class InMemoryStorage(Storage):
             rows = [
                 LeaderboardRow(record.player_id, record.rating, record.ranked_games)
                 for (state_ladder, _pid), record in self.states.items()
-                if state_ladder == ladder and record.ranked_games > 0
+                if state_ladder == ladder and record.ranked_games > 0 and record.listed
             ]
         rows.sort(key=lambda row: (-row.rating, row.player_id))
         if after is not None:
@@ -203,6 +203,7 @@ class InMemoryStorage(Storage):
                     ranked_games=write.ranked_games,
                     version=write.expected_version + 1,
                     absorbed_id=write.absorbed_id,
+                    listed=write.listed,
                 )
             for event in events:
                 self.events.setdefault((event.ladder, event.player_id), []).append(event)
