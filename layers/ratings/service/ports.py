@@ -7,7 +7,7 @@ re-reads and tries again. The DynamoDB adapter and the in-memory fake both imple
 """
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -185,6 +185,10 @@ class Storage(ABC):
     ) -> Sequence[LeaderboardRow]:
         """Players with at least one ranked game by rating descending, then id ascending,
         starting after the (rating, player_id) position `after`."""
+
+    @abstractmethod
+    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+        """Every game record of the ladder still stored, in no particular order (exports)."""
 
     # Atomic writes -----------------------------------------------------------------------
 

@@ -379,6 +379,18 @@ class DynamoStorage(Storage):
             if not start_key:
                 return
 
+    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+        # A scan reads the whole table: for exports and analysis, never on a request path.
+        prefix = game_key(ladder, "")
+        condition = RatingsItem.pk.startswith(prefix) & (RatingsItem.sk == GAME_SK)
+        try:
+            for item in RatingsItem.scan(condition):
+                if isinstance(item, GameItem):
+                    yield _stored_game(ladder, item.pk.removeprefix(prefix), item)
+        except PynamoDBException as error:
+            _raise_transient(error)
+            raise
+
     # Writes ------------------------------------------------------------------------------
 
     def commit_game(

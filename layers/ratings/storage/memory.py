@@ -6,7 +6,7 @@ something deletes them (reads must not rely on expiry).
 """
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
@@ -127,6 +127,13 @@ class InMemoryStorage(Storage):
             rating, player_id = after
             rows = [row for row in rows if (-row.rating, row.player_id) > (-rating, player_id)]
         return rows[:limit]
+
+    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+        with self._lock:
+            games = [
+                game for (game_ladder, _id), game in self.games.items() if game_ladder == ladder
+            ]
+        yield from games
 
     # Writes ------------------------------------------------------------------------------
 
