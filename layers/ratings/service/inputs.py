@@ -171,7 +171,10 @@ def parse_game(
         game_id = None
 
     submitted_at = game.get("played_at")
-    played_at = now if submitted_at is None else parse_timestamp(submitted_at, "played_at")
+    if submitted_at is None:  # the time of receipt, kept to the millisecond like any other
+        played_at = now.replace(microsecond=now.microsecond // 1000 * 1000)
+    else:
+        played_at = parse_timestamp(submitted_at, "played_at")
     check_future(played_at, now, "played_at")
     if enforce_age:
         check_age(played_at, now, "played_at")

@@ -192,7 +192,8 @@ class RatingService:
         assert game.game_id is not None
         ids = [player.player_id for player in game.players]
         reads = self._storage.read_for_game(ladder.ladder_id, game.game_id, ids)
-        if reads.game is not None:
+        # An expired record still present (TTL deletes late) counts as gone, as it will be.
+        if reads.game is not None and reads.game.expires_at > now:
             return self._replay(reads.game, game)
         # Checked only now: a retry of a stored game is answered however old its played_at.
         check_age(game.played_at, now, "played_at")

@@ -477,6 +477,9 @@ class DynamoStorage(Storage):
             yield _Tx(item, condition, WriteConflict)
 
     def _transact(self, operations: Sequence[_Tx]) -> None:
+        # pynamodb sends condition checks before puts, and DynamoDB reports one cancellation
+        # reason per item in the order sent: keep `operations` in that order to match them.
+        operations = sorted(operations, key=lambda operation: not operation.check_only)
         try:
             with TransactWrite(connection=self.connection) as transaction:
                 for operation in operations:
