@@ -9,7 +9,12 @@ Two measured defects of moto are mended here, and only here:
   condition first, then applies the writes, keeping copies of only the items it touches; a
   transaction costs what its items cost and is still all or nothing.
 
-Both lean on moto internals of the pinned version (MOTO_VERSION); tests check the version and
+A third cost is mended the same way: moto answers every Query by sorting all items of the table;
+`partition_query` hands it only the queried partition when the query is on the table or on a
+local secondary index (both are partitioned by the table's hash key), so a player's history or
+recent-games count costs what that player's items cost, not what the table holds.
+
+All three lean on moto internals of the pinned version (MOTO_VERSION); tests check the version and
 the behaviour, so an upgrade that changes them fails loudly instead of silently.
 """
 
@@ -154,11 +159,29 @@ def transact_write_items(self: DynamoDBBackend, transact_items: list[dict[str, A
         raise
 
 
+_stock_query = Table.query
+
+
+def partition_query(self: Table, hash_key: DynamoType | None, *args: Any, **kwargs: Any) -> Any:
+    """Table.query over the queried partition only, when that gives the same answer."""
+    index_name = kwargs.get("index_name", args[6] if len(args) > 6 else None)
+    local = index_name is None or any(index.name == index_name for index in self.indexes)
+    if hash_key is None or not local or not self.range_key_attr:
+        return _stock_query(self, hash_key, *args, **kwargs)
+    partition = list(self.items.get(hash_key, {}).values())
+    # Requests reach moto one at a time (SerializedApp), so shadowing is not seen elsewhere.
+    self.all_items = lambda: partition  # type: ignore[method-assign]
+    try:
+        return _stock_query(self, hash_key, *args, **kwargs)
+    finally:
+        del self.all_items
+
+
 _installed = threading.Lock()
 
 
 def install_fast_transactions() -> None:
-    """Replace moto's TransactWriteItems with the one above (idempotent)."""
+    """Replace moto's TransactWriteItems and Query with the ones above (idempotent)."""
     if moto.__version__ != MOTO_VERSION:
         raise RuntimeError(
             f"the local stack's DynamoDB transactions were written for moto {MOTO_VERSION}, "
@@ -166,6 +189,7 @@ def install_fast_transactions() -> None:
         )
     with _installed:
         DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+        Table.query = partition_query  # type: ignore[method-assign]
 
 
 class _QuietHandler(MotoRequestHandler):
