@@ -19,7 +19,10 @@ the behaviour, so an upgrade that changes them fails loudly instead of silently.
 """
 
 import copy
+import io
+import json
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -55,16 +58,69 @@ class SerializedApp:
 
     The HTTP server stays threaded (slow clients do not block each other while sending), but
     moto's backends only ever see one request at a time, as they need.
+
+    An SQS long poll (ReceiveMessage with WaitTimeSeconds) would hold everybody else up for
+    its whole wait, so it is played as a series of short polls: each one inside the lock,
+    the waiting between them outside it.
     """
 
-    def __init__(self, app: WsgiApp) -> None:
+    def __init__(self, app: WsgiApp, poll_interval: float = 0.05) -> None:
         self._app = app
         self._lock = threading.Lock()
+        self._poll_interval = poll_interval
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        wait = _long_poll_seconds(environ)
+        if wait <= 0:
+            with self._lock:
+                # Materialise the body inside the lock: moto may build it lazily.
+                return list(self._app(environ, start_response))
+        deadline = time.monotonic() + wait
+        while True:
+            status, body = self._short_poll(environ)
+            received = b'"Messages"' in b"".join(body)
+            if received or not status[0].startswith("200") or time.monotonic() >= deadline:
+                start_response(*status)
+                return body
+            time.sleep(self._poll_interval)
+
+    def _short_poll(self, environ: dict[str, Any]) -> tuple[list[Any], list[bytes]]:
+        status: list[Any] = []
+
+        def capture(code: str, headers: list[Any], exc_info: Any = None) -> Any:
+            status[:] = [code, headers, exc_info]
+            return lambda data: None
+
         with self._lock:
-            # Materialise the body inside the lock: moto may build it lazily.
-            return list(self._app(environ, start_response))
+            body = list(self._app(dict(environ, **{"wsgi.input": _body(environ)}), capture))
+        return status, body
+
+
+def _long_poll_seconds(environ: dict[str, Any]) -> float:
+    """WaitTimeSeconds of an SQS ReceiveMessage (JSON protocol), rewritten to 0 in `environ`.
+
+    The request body is read once and kept in the environ so each short poll can re-read it.
+    """
+    if environ.get("HTTP_X_AMZ_TARGET") != "AmazonSQS.ReceiveMessage":
+        return 0
+    length = int(environ.get("CONTENT_LENGTH") or 0)
+    raw = environ["wsgi.input"].read(length) if length else b""
+    try:
+        request = json.loads(raw or b"{}")
+        wait = float(request.get("WaitTimeSeconds") or 0)
+    except (ValueError, AttributeError, TypeError):
+        request, wait = None, 0.0
+    if request is not None and wait > 0:
+        request["WaitTimeSeconds"] = 0
+        raw = json.dumps(request).encode()
+    environ["ratings_local.body"] = raw
+    environ["CONTENT_LENGTH"] = str(len(raw))
+    environ["wsgi.input"] = io.BytesIO(raw)
+    return wait
+
+
+def _body(environ: dict[str, Any]) -> io.BytesIO:
+    return io.BytesIO(environ["ratings_local.body"])
 
 
 def _operation_key(backend: DynamoDBBackend, operation: dict[str, Any]) -> tuple[Table, Any, Any]:
