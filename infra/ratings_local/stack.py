@@ -21,7 +21,7 @@ import boto3
 
 from ratings_local.aws import EmulatedAws
 from ratings_local.functions import LocalFunction
-from ratings_local.http_api import LocalApiServer, render_openapi
+from ratings_local.http_api import LocalApiServer, proxy_event, render_openapi
 from ratings_local.resources import CreatedResources, create_resources
 from ratings_local.template import StackSpec, read_stack, resolve
 
@@ -72,6 +72,9 @@ class LocalStack:
         os.environ["AWS_ENDPOINT_URL"] = endpoint
         os.environ["AWS_REGION"] = region
         os.environ["AWS_DEFAULT_REGION"] = region
+        # EMF metrics would be printed to the terminal for nobody to collect (the template
+        # may still turn them on).
+        os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
         self.resources = create_resources(self.spec, endpoint, region)
         self._sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=region)
         for logical_id, function in self.spec.functions.items():
@@ -187,18 +190,7 @@ class LocalStack:
         api = self._api_function()
         if api is None:
             return None
-        event = {
-            "resource": "/swagger",
-            "path": "/swagger",
-            "httpMethod": "GET",
-            "headers": {},
-            "multiValueHeaders": {},
-            "queryStringParameters": {"format": "json"},
-            "multiValueQueryStringParameters": {"format": ["json"]},
-            "requestContext": {"requestId": str(uuid.uuid4()), "stage": "local"},
-            "body": None,
-            "isBase64Encoded": False,
-        }
+        event = proxy_event("GET", "/swagger?format=json", {}, b"", "127.0.0.1")
         response = api.invoke(event)
         if not isinstance(response, dict) or response.get("statusCode") != 200:
             return None
@@ -232,7 +224,9 @@ class LocalStack:
     def _poll(self, function: LocalFunction, url: str, queue_arn: str, batch_size: int) -> None:
         while not self._stopping.is_set():
             try:
-                self.consume_once(function, url, queue_arn, batch_size)
+                if not self.consume_once(function, url, queue_arn, batch_size):
+                    # An empty queue: a long poll already waited; short polls pause here.
+                    self._stopping.wait(0.05 if self.options.poll_wait <= 0 else 0)
             except Exception as error:  # keep polling: the next batch may do better
                 print(f"[{function.logical_id}] poller error: {type(error).__name__}: {error}")
                 time.sleep(1)

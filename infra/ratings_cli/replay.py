@@ -1,0 +1,223 @@
+"""Rating a history from scratch, in played_at order, the way the service would have.
+
+The replayer keeps what the service keeps per player (rating, ranked games, the played_at of
+recent ranked games) and asks the rules package for each game. Its output is again the
+export format: the input record with the rating fields rewritten, so a replayed file can be
+calibrated, compared or replayed again. Unranked games stay unranked, for the reason recorded.
+"""
+
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from ratings.rules import Game, InvalidInput, PlayerState, Ruleset, SedmaStats, rate
+from ratings_cli.records import GameLine, InputError, Record, score_of
+
+#: Digits the service keeps of the formula's fractional inputs (expected, coefficient...).
+EXPLAIN_DIGITS = 4
+SEDMA_STATS = ("bad_moves", "rounds_won_16", "rounds_won_24", "rounds_won_4_last")
+
+
+@dataclass
+class Track:
+    """One player as the replay goes: the state the rules need and a few running totals."""
+
+    rating: int
+    ranked_games: int = 0
+    #: played_at of the ranked games still inside the recent window, oldest first.
+    recent: deque[datetime] = field(default_factory=deque)
+    wins: float = 0.0
+    expected: float = 0.0
+    points: int = 0
+    last_played: datetime | None = None
+
+    def recent_before(self, at: datetime, window: timedelta) -> int:
+        """Ranked games with at - window <= played_at < at (the game itself never counts)."""
+        while self.recent and self.recent[0] < at - window:
+            self.recent.popleft()
+        count = len(self.recent)
+        # Games at the very same instant were replayed first but are not "before" this one.
+        for played in reversed(self.recent):
+            if played < at:
+                break
+            count -= 1
+        return count
+
+
+@dataclass(frozen=True)
+class TableRow:
+    rank: int
+    player_id: str
+    rating: int
+    ranked_games: int
+    wins: float
+    expected: float
+    points: int
+    last_played: datetime | None
+
+    @property
+    def win_share(self) -> float | None:
+        return self.wins / self.ranked_games if self.ranked_games else None
+
+    @property
+    def expected_share(self) -> float | None:
+        return self.expected / self.ranked_games if self.ranked_games else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "player_id": self.player_id,
+            "rating": self.rating,
+            "ranked_games": self.ranked_games,
+            "wins": self.wins,
+            "win_share": _round(self.win_share),
+            "expected_share": _round(self.expected_share),
+            "points": self.points,
+            "last_played": self.last_played.isoformat() if self.last_played else None,
+        }
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+class Replayer:
+    """Rates games one after another under one ruleset; feed them in played_at order."""
+
+    def __init__(self, ladder_id: str, ruleset: Ruleset) -> None:
+        self.ladder_id = ladder_id
+        self.ruleset = ruleset
+        self.players: dict[str, Track] = {}
+        self.games = 0
+        self.ranked = 0
+        self._window = timedelta(days=ruleset.recent_window_days or 7)
+        self._last: tuple[datetime, str] | None = None
+
+    def track(self, player_id: str) -> Track:
+        track = self.players.get(player_id)
+        if track is None:
+            track = self.players[player_id] = Track(self.ruleset.starting_rating)
+        return track
+
+    def rate(self, game: GameLine) -> Record:
+        """The game's result under this replay's rules, in the export format."""
+        key = game.sort_key()
+        if self._last is not None and key < self._last:
+            raise InputError(f"{game.where()}: games must be replayed in played_at order")
+        self._last = key
+        record = game.record
+        ranked = bool(record.get("ranked", True))
+        entries = record["players"]
+        tracks = [self.track(entry["id"]) for entry in entries]
+        states = tuple(
+            PlayerState(
+                entry["id"],
+                track.rating,
+                track.ranked_games,
+                self._recent(track, game.played_at) if ranked else 0,
+            )
+            for entry, track in zip(entries, tracks, strict=True)
+        )
+        rules_game = Game(
+            players=(states[0], states[1]),
+            winner=record.get("winner"),
+            cube=self._cube(game),
+            stats=self._stats(game),
+        )
+        try:
+            if ranked:
+                changes = rate(self.ruleset, rules_game).players
+            else:
+                self.ruleset.validate(rules_game)
+                changes = None
+        except InvalidInput as error:
+            raise InputError(f"{game.where(error.field)}: {error.message}") from None
+        players = []
+        for index, (entry, state) in enumerate(zip(entries, states, strict=True)):
+            player = dict(entry)
+            player["rating_before"] = state.rating
+            player["rating_after"] = state.rating
+            player["delta"] = 0
+            player["explain"] = None
+            if changes is not None:
+                change = changes[index]
+                player["rating_after"] = change.rating_after
+                player["delta"] = change.delta
+                player["explain"] = {
+                    name: round(value, EXPLAIN_DIGITS) if isinstance(value, float) else value
+                    for name, value in change.explain.items()
+                }
+            players.append(player)
+        self.games += 1
+        if changes is not None:
+            self.ranked += 1
+            for index, track in enumerate(tracks):
+                change = changes[index]
+                expected = change.explain.get("expected")
+                track.rating = change.rating_after
+                track.ranked_games += 1
+                if self.ruleset.recent_games_needed is not None:
+                    track.recent.append(game.played_at)
+                track.wins += score_of(game, index)
+                track.expected += float(expected) if isinstance(expected, int | float) else 0.5
+                track.points += change.delta
+                track.last_played = game.played_at
+        result = dict(record)
+        result["ladder"] = record.get("ladder", self.ladder_id)
+        result["ruleset"] = self.ruleset.name
+        result["ruleset_version"] = self.ruleset.version
+        result["players"] = players
+        return result
+
+    def _recent(self, track: Track, at: datetime) -> int:
+        # As the service: the count only as far as the K rule needs it, 0 when it never looks.
+        limit = self.ruleset.recent_games_needed
+        if limit is None:
+            return 0
+        return min(track.recent_before(at, self._window), limit)
+
+    def _cube(self, game: GameLine) -> int:
+        if self.ruleset.name != "gammon42":
+            return 1
+        cube = game.record.get("cube")
+        # Anything but an int reaches the rules as is, and they say what is allowed.
+        return 1 if cube is None else cube
+
+    def _stats(self, game: GameLine) -> tuple[SedmaStats, SedmaStats] | None:
+        if self.ruleset.name != "sedma":
+            return None
+        stats = []
+        for index, entry in enumerate(game.record["players"]):
+            raw = entry.get("stats") or {}
+            if not isinstance(raw, dict):
+                raise InputError(f"{game.where(f'players[{index}].stats')} must be an object")
+            stats.append(SedmaStats(**{name: raw.get(name, 0) for name in SEDMA_STATS}))
+        return (stats[0], stats[1])
+
+    def table(self) -> list[TableRow]:
+        """Players with at least one ranked game, rating descending, ties by player id."""
+        ordered = sorted(
+            ((pid, track) for pid, track in self.players.items() if track.ranked_games),
+            key=lambda item: (-item[1].rating, item[0]),
+        )
+        return [
+            TableRow(
+                rank,
+                pid,
+                track.rating,
+                track.ranked_games,
+                track.wins,
+                track.expected,
+                track.points,
+                track.last_played,
+            )
+            for rank, (pid, track) in enumerate(ordered, start=1)
+        ]
+
+
+def replay(ladder_id: str, ruleset: Ruleset, games: Iterable[GameLine]) -> Iterator[Record]:
+    replayer = Replayer(ladder_id, ruleset)
+    for game in games:
+        yield replayer.rate(game)

@@ -1,0 +1,154 @@
+"""Synthetic games from hidden true strengths, rated as they happen, in the export format.
+
+Each player gets a hidden strength (normal, mean 0, standard deviation `spread`) and an
+activity (log-normal: some players play much more than others). A game pairs two players
+drawn by activity; the stronger player by `gap = s_a - s_b` wins with probability
+
+    p = luck / 2 + (1 - luck) / (1 + 10^(-gap / true_divisor))
+
+`true_divisor` is how much single games depend on skill at all: 1200 is the backgammon the
+article describes, where dice flatten the curve; 400 is chess-like. `luck` is an extra share
+of games that are pure coin flips (0 by default). Near gap 0, luck L on a curve of divisor D
+behaves like divisor D / (1 - L): `--true-divisor 400 --luck 0.667` is roughly "chess skill
+with two games in three decided by dice", but its curve is not a logistic one at large gaps.
+
+Games are spread evenly over `days` and rated in order under the chosen ruleset, so every
+result carries the rating_before and rating_after the service would have stored.
+"""
+
+import math
+import random
+from bisect import bisect_left
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from itertools import accumulate
+
+from ratings.rules import Ruleset
+from ratings_cli.records import GameLine, Record
+from ratings_cli.replay import Replayer
+
+#: Doubling-cube values of simulated gammon42 games with their weights: the cube is usually
+#: not turned, sometimes once, rarely more. Independent of who wins (it only scales changes).
+CUBE_WEIGHTS = ((1, 50), (2, 30), (4, 14), (8, 5), (16, 1))
+
+
+@dataclass(frozen=True)
+class Simulation:
+    players: int = 100
+    games: int = 40_000
+    luck: float = 0.0
+    true_divisor: float = 1200.0
+    spread: float = 300.0
+    activity: float = 0.5
+    days: float = 56.0
+    seed: int = 1
+    start: datetime = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def check(self) -> None:
+        if self.players < 2:
+            raise ValueError("--players must be at least 2")
+        if self.games < 0:
+            raise ValueError("--games must be 0 or more")
+        if not 0.0 <= self.luck <= 1.0:
+            raise ValueError("--luck must be between 0 and 1")
+        if self.true_divisor <= 0:
+            raise ValueError("--true-divisor must be positive")
+        if self.spread < 0 or self.activity < 0:
+            raise ValueError("--spread and --activity must be 0 or more")
+        if self.days <= 0:
+            raise ValueError("--days must be positive")
+
+
+def win_probability(gap: float, true_divisor: float, luck: float) -> float:
+    """P(the player ahead by `gap` true points wins)."""
+    exponent = -gap / true_divisor
+    skill = 0.0 if exponent > 300 else 1.0 / (1.0 + 10.0**exponent)
+    return luck / 2 + (1 - luck) * skill
+
+
+def timestamp(at: datetime) -> str:
+    """UTC to the millisecond with a Z, the way the service writes played_at."""
+    at = at.astimezone(UTC)
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+
+
+class Simulator:
+    """Draws the players once, then yields rated games; deterministic for a seed."""
+
+    def __init__(self, simulation: Simulation, ladder_id: str, ruleset: Ruleset) -> None:
+        simulation.check()
+        self.simulation = simulation
+        self.ladder_id = ladder_id
+        self.ruleset = ruleset
+        self.rng = random.Random(simulation.seed)
+        width = len(str(simulation.players))
+        self.ids = [f"p{number:0{width}d}" for number in range(1, simulation.players + 1)]
+        self.strengths = {
+            player_id: self.rng.gauss(0.0, simulation.spread) for player_id in self.ids
+        }
+        activity = [math.exp(self.rng.gauss(0.0, simulation.activity)) for _ in self.ids]
+        self._cumulative = list(accumulate(activity))
+        self._cubes = [cube for cube, _weight in CUBE_WEIGHTS]
+        self._cube_cumulative = list(accumulate(weight for _cube, weight in CUBE_WEIGHTS))
+        self.replayer = Replayer(ladder_id, ruleset)
+
+    def _pick(self) -> int:
+        point = self.rng.random() * self._cumulative[-1]
+        return min(bisect_left(self._cumulative, point), len(self.ids) - 1)
+
+    def _cube(self) -> int:
+        point = self.rng.random() * self._cube_cumulative[-1]
+        return self._cubes[bisect_left(self._cube_cumulative, point)]
+
+    def games(self) -> Iterator[Record]:
+        simulation = self.simulation
+        step = timedelta(days=simulation.days) / max(simulation.games, 1)
+        digits = len(str(max(simulation.games, 1)))
+        for number in range(simulation.games):
+            first = self._pick()
+            second = self._pick()
+            while second == first:
+                second = self._pick()
+            a, b = self.ids[first], self.ids[second]
+            gap = self.strengths[a] - self.strengths[b]
+            a_wins = self.rng.random() < win_probability(
+                gap, simulation.true_divisor, simulation.luck
+            )
+            played_at = simulation.start + step * (number + 0.5)
+            record = self._record(number, digits, played_at, a, b, a if a_wins else b)
+            yield self.replayer.rate(GameLine(number + 1, played_at, record))
+
+    def _record(
+        self, number: int, digits: int, played_at: datetime, a: str, b: str, winner: str
+    ) -> Record:
+        players = []
+        for player_id in (a, b):
+            player: Record = {
+                "id": player_id,
+                "rating_before": None,
+                "rating_after": None,
+                "delta": None,
+                "explain": None,
+                "bot": False,
+            }
+            if self.ruleset.name == "sedma":
+                player["stats"] = dict.fromkeys(
+                    ("bad_moves", "rounds_won_16", "rounds_won_24", "rounds_won_4_last"), 0
+                )
+            players.append(player)
+        record: Record = {
+            "game_id": f"sim-{number + 1:0{digits}d}",
+            "ladder": self.ladder_id,
+            "played_at": timestamp(played_at),
+            "ruleset": self.ruleset.name,
+            "ruleset_version": self.ruleset.version,
+            "ranked": True,
+            "unranked_reason": None,
+            "winner": winner,
+            "mode": "ranked",
+            "players": players,
+        }
+        if self.ruleset.name == "gammon42":
+            record.update(cube=self._cube(), ending=None, points=None)
+        return record

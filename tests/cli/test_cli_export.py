@@ -1,0 +1,94 @@
+"""`ratings export`: a ladder's stored games out of DynamoDB (moto here), as GET returns them."""
+
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from moto import mock_aws
+
+from ratings.storage.dynamodb import DynamoStorage
+from ratings_cli.export import stored_results
+
+from .kit import Clock, backgammon_bodies, classic_bodies, make_service, read_jsonl, run
+
+REGION = "us-east-1"
+
+
+@dataclass(frozen=True)
+class Filled:
+    table: str
+    backgammon: list[dict]  # type: ignore[type-arg]
+    classic: list[dict]  # type: ignore[type-arg]
+
+
+@pytest.fixture(scope="module")
+def filled() -> Iterator[Filled]:
+    """A table on moto's in-process DynamoDB (fake credentials only) with games of two
+    ladders, submitted out of played_at order; the stored results of each, as GET returns
+    them. The tests only read it."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+            patch.setenv(name, "testing")
+        for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
+            patch.delenv(name, raising=False)
+        patch.delenv("RATINGS_TABLE", raising=False)
+        patch.setenv("AWS_REGION", REGION)
+        table = f"ratings-cli-{uuid.uuid4().hex[:10]}"
+        with mock_aws():
+            storage = DynamoStorage(table, region=REGION)
+            storage.create_table()
+            now = datetime.now(UTC).replace(microsecond=0)
+            service = make_service(storage, Clock(now))
+            backgammon = list(backgammon_bodies(now - timedelta(days=5), 30))
+            classic = list(classic_bodies(now - timedelta(days=1), 6))
+            for body in reversed(backgammon):
+                service.submit_game("backgammon", body)
+            for body in classic:
+                service.submit_game("classic", body)
+            yield Filled(
+                table,
+                [service.get_game("backgammon", body["game_id"]) for body in backgammon],
+                [service.get_game("classic", body["game_id"]) for body in classic],
+            )
+
+
+def test_export_writes_one_ladder_sorted_by_played_at_exactly_as_stored(
+    filled: Filled, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "backgammon.jsonl"
+    ran = run(capsys, "export", "--ladder", "backgammon", "--table", filled.table, "-o", out)
+    assert ran.code == 0, ran.err
+    assert f"exported 30 games of ladder backgammon to {out}" in ran.err
+    # Submitted newest first; exported by played_at, and games 9 and 10, which share an
+    # instant, by game_id: the order the replay rates them in.
+    assert read_jsonl(out) == filled.backgammon
+
+
+def test_the_table_comes_from_the_environment_by_default(
+    filled: Filled, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("RATINGS_TABLE", filled.table)
+    ran = run(capsys, "export", "--ladder", "classic")
+    assert ran.code == 0, ran.err
+    assert [json.loads(line) for line in ran.out.splitlines()] == filled.classic
+
+
+def test_games_past_their_retention_are_left_out_as_the_api_leaves_them_out(
+    filled: Filled,
+) -> None:
+    later = datetime.now(UTC) + timedelta(days=31)
+    assert stored_results("backgammon", table=filled.table, now=lambda: later) == []
+    assert stored_results("backgammon", table=filled.table) == filled.backgammon
+
+
+def test_an_unknown_table_is_an_error_that_names_it(
+    filled: Filled, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran = run(capsys, "export", "--ladder", "backgammon", "--table", "no-such-table")
+    assert ran.code == 2
+    assert "cannot read table 'no-such-table'" in ran.err
+    assert ran.out == ""
