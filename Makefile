@@ -32,7 +32,7 @@ unit: setup
 # Everything CI checks: lint, types, then every test. pytest's "no tests collected" (exit 5)
 # is not a failure of the code, so it is reported and passed; anything else fails the run.
 test: lint types
-	$(BIN)/pytest -n auto; status=$$?; \
+	$(BIN)/pytest -n auto --dist loadgroup; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$status
 
 bench: setup

@@ -23,6 +23,7 @@ import io
 import json
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -280,6 +281,10 @@ class EmulatedAws:
             target=self._server.serve_forever, name="emulated-aws", daemon=True
         )
         self._thread.start()
+        # moto's backends live as long as the process: start from an empty AWS every time.
+        reset = urllib.request.Request(f"{self.endpoint_url}/moto-api/reset", method="POST")
+        with urllib.request.urlopen(reset, timeout=10):
+            pass
         return self.endpoint_url
 
     def stop(self) -> None:

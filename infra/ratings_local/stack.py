@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import boto3
 
+from ratings import wiring
 from ratings_local.aws import EmulatedAws
 from ratings_local.functions import LocalFunction
 from ratings_local.http_api import LocalApiServer, proxy_event, render_openapi
@@ -75,6 +76,7 @@ class LocalStack:
         # EMF metrics would be printed to the terminal for nobody to collect (the template
         # may still turn them on).
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+        wiring.reset()  # clients built before (for another endpoint) must not be reused
         self.resources = create_resources(self.spec, endpoint, region)
         self._sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=region)
         for logical_id, function in self.spec.functions.items():

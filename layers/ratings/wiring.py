@@ -6,10 +6,14 @@ the same container reuse it (clients are the expensive part of a cold start).
 
 from datetime import timedelta
 from functools import cache
+from typing import TYPE_CHECKING
 
 from ratings.config import Config
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.usecases import RatingService, Settings
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs import SQSClient
 
 
 def build_service(config: Config) -> RatingService:
@@ -34,3 +38,22 @@ def config() -> Config:
 @cache
 def service() -> RatingService:
     return build_service(config())
+
+
+@cache
+def sqs_client() -> "SQSClient":
+    """The container's SQS client, made on first use (the Api never pays for it)."""
+    import boto3
+
+    settings = config()
+    return boto3.client("sqs", region_name=settings.region, endpoint_url=settings.endpoint_url)
+
+
+def reset() -> None:
+    """Forget everything built so far: the next call builds afresh from the environment.
+
+    For processes that change their environment between uses (tests, the local stack).
+    """
+    config.cache_clear()
+    service.cache_clear()
+    sqs_client.cache_clear()

@@ -39,15 +39,14 @@ def call(url: str, body: object | None = None) -> Any:
 def stack() -> Iterator[LocalStack]:
     saved = dict(os.environ)  # the stack sets AWS_* and the functions' variables
     stack = LocalStack(Options(port=0, aws_port=0, schedule_interval=3600))
-    stack.start()
     try:
+        stack.start()
         yield stack
     finally:
         stack.stop()
         os.environ.clear()
         os.environ.update(saved)
-        wiring.service.cache_clear()
-        wiring.config.cache_clear()
+        wiring.reset()
 
 
 @pytest.fixture(scope="module")

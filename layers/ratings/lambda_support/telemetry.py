@@ -1,0 +1,57 @@
+"""The service's metrics (CloudWatch EMF through Powertools), named once for every function.
+
+- GamesRated: ranked games stored (a retry of a stored game is not counted again)
+- GamesUnranked: unranked games stored, with the dimension `reason` (mode, bot, shared_network)
+- ConflictsRetried: commits redone because another writer got there first, or throttling
+- MessagesDeadLettered: queue messages that can never succeed, sent to their DLQ
+- PodiumsAwarded: tournaments whose podium was awarded (once per tournament id)
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from aws_lambda_powertools import Metrics, single_metric
+from aws_lambda_powertools.metrics import MetricUnit
+
+from ratings.service.usecases import RatingService, Submitted
+
+GAMES_RATED = "GamesRated"
+GAMES_UNRANKED = "GamesUnranked"
+CONFLICTS_RETRIED = "ConflictsRetried"
+MESSAGES_DEAD_LETTERED = "MessagesDeadLettered"
+PODIUMS_AWARDED = "PodiumsAwarded"
+
+
+def count(metrics: Metrics, name: str, value: int = 1) -> None:
+    metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
+
+
+def record_game(metrics: Metrics, submitted: Submitted) -> None:
+    """Count a stored game as rated, or as unranked by its reason."""
+    if not submitted.created:
+        return
+    reason = submitted.result.get("unranked_reason")
+    if reason is None:
+        count(metrics, GAMES_RATED)
+        return
+    # A dimension only this metric has: its own EMF record, with the function's defaults.
+    with single_metric(
+        name=GAMES_UNRANKED,
+        unit=MetricUnit.Count,
+        value=1,
+        namespace=metrics.namespace,
+        default_dimensions=metrics.default_dimensions,
+    ) as metric:
+        metric.add_dimension(name="reason", value=str(reason))
+
+
+@contextmanager
+def counting_retries(metrics: Metrics, service: RatingService) -> Iterator[RatingService]:
+    """Count the conflicts `service` retries inside the block, whether it succeeds or not."""
+    before = service.retries
+    try:
+        yield service
+    finally:
+        retried = service.retries - before
+        if retried:
+            count(metrics, CONFLICTS_RETRIED, retried)

@@ -1,0 +1,1 @@
+"""Tests of the Lambda handlers (functions/) against moto."""

@@ -1,0 +1,211 @@
+"""Fixtures of the handler tests: each test gets moto's AWS with the table and the queues of
+template.yaml, the environment the template sets, and fresh per-container caches."""
+
+import io
+import json
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from ratings import wiring
+from ratings.storage.dynamodb import DynamoStorage
+
+from .lambdakit import REGION, DynamoFaults, LambdaContext, load_function, rest_event
+
+if TYPE_CHECKING:
+    from mypy_boto3_sqs import SQSClient
+    from mypy_boto3_sqs.literals import QueueAttributeNameType
+
+#: What template.yaml's Globals set for Powertools (tracing off: there is no X-Ray daemon).
+POWERTOOLS_ENV = {
+    "POWERTOOLS_SERVICE_NAME": "elo-ratings",
+    "POWERTOOLS_METRICS_NAMESPACE": "EloRatings",
+    "POWERTOOLS_LOG_LEVEL": "INFO",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+}
+
+
+@pytest.fixture(scope="session")
+def functions() -> Iterator[dict[str, ModuleType]]:
+    """The three handler modules, imported once like in a Lambda container."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in POWERTOOLS_ENV.items():
+            patch.setenv(name, value)
+        patch.delenv("POWERTOOLS_DEV", raising=False)
+        yield {name: load_function(name) for name in ("api", "games_queue", "award_podiums")}
+
+
+def _new_container() -> None:
+    """Forget what a warm container keeps: configuration, the service, the SQS client."""
+    wiring.reset()
+
+
+@cache
+def _test_sqs_client() -> "SQSClient":
+    """The tests' own SQS client, made once per process (making one is the slow part of a
+    setup); moto answers it in whichever test's mock is active."""
+    return boto3.client("sqs", region_name=REGION)
+
+
+@dataclass
+class Stack:
+    """The deployed resources of template.yaml, on moto."""
+
+    table: str
+    sqs: Any
+    games_url: str
+    games_arn: str
+    games_dlq_url: str
+    podium_url: str
+    podium_dlq_url: str
+
+    def dynamo_faults(self) -> DynamoFaults:
+        """Faults on the DynamoDB client of the service the handlers use."""
+        wiring.service()  # built first: building it rebinds the table's client
+        return DynamoFaults(DynamoStorage(self.table, region=REGION).connection.client)
+
+
+@pytest.fixture
+def stack(functions: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        monkeypatch.setenv(name, "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    monkeypatch.setenv("AWS_REGION", REGION)
+    # Whatever an earlier test of this process left: no endpoint, metrics on.
+    for name in (
+        "AWS_PROFILE",
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_DYNAMODB",
+        "AWS_ENDPOINT_URL_SQS",
+        "POWERTOOLS_METRICS_DISABLED",
+        "POWERTOOLS_DEV",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    suffix = uuid.uuid4().hex[:10]
+    with mock_aws():
+        sqs = _test_sqs_client()
+
+        def arn(url: str) -> str:
+            attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
+            found: str = attributes["Attributes"]["QueueArn"]
+            return found
+
+        def queue(name: str, visibility: int = 30, dead_letters: str | None = None) -> str:
+            """A queue as template.yaml makes it: visibility timeout, redrive after 5 tries."""
+            attributes: dict[QueueAttributeNameType, str] = {"VisibilityTimeout": str(visibility)}
+            if dead_letters is not None:
+                redrive = {"deadLetterTargetArn": arn(dead_letters), "maxReceiveCount": "5"}
+                attributes["RedrivePolicy"] = json.dumps(redrive)
+            created = sqs.create_queue(QueueName=f"{name}-{suffix}", Attributes=attributes)
+            return created["QueueUrl"]
+
+        games_dlq = queue("games-dlq")
+        podium_dlq = queue("podium-dlq")
+        games = queue("games", visibility=180, dead_letters=games_dlq)
+        podiums = queue("podiums", visibility=720, dead_letters=podium_dlq)
+        stack = Stack(
+            table=f"ratings-{suffix}",
+            sqs=sqs,
+            games_url=games,
+            games_arn=arn(games),
+            games_dlq_url=games_dlq,
+            podium_url=podiums,
+            podium_dlq_url=podium_dlq,
+        )
+        env = {
+            "RATINGS_TABLE": stack.table,
+            "RATINGS_LEADERBOARD_SHARDS": "4",
+            "RATINGS_RETENTION_DAYS": "30",
+            "RATINGS_GAMES_DLQ_URL": games_dlq,
+            "RATINGS_PODIUM_QUEUE_URL": podiums,
+            "RATINGS_PODIUM_DLQ_URL": podium_dlq,
+            "RATINGS_DRAIN_SECONDS": "60",
+            **POWERTOOLS_ENV,
+        }
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        _new_container()
+        for module in functions.values():
+            module.metrics.clear_metrics()  # one store per process, shared by every Metrics
+        # The service binds the table's models to its client; the table is made through it.
+        wiring.service()
+        DynamoStorage.create_table()
+        try:
+            yield stack
+        finally:
+            _new_container()
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any
+    headers: dict[str, str]
+    raw: dict[str, Any]
+
+    @property
+    def error(self) -> dict[str, str]:
+        """The error body of api.md; fails when the body has another shape."""
+        assert set(self.body) == {"error"}, self.body
+        assert set(self.body["error"]) == {"code", "message"}, self.body
+        assert self.body["error"]["message"], self.body
+        return dict(self.body["error"])
+
+
+class Api:
+    """Calls the Api function the way API Gateway does, and reads its answer."""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.module = module
+
+    def __call__(self, method: str, path: str, **request: Any) -> Reply:
+        event = rest_event(method, path, **request)
+        answer = self.module.lambda_handler(event, LambdaContext(function_name="api"))
+        headers = dict((answer.get("headers") or {}).items())
+        for name, values in (answer.get("multiValueHeaders") or {}).items():
+            headers[name] = values[-1]
+        body = answer["body"]
+        is_json = headers.get("Content-Type", "").startswith("application/json")
+        parsed = json.loads(body) if body and is_json else body
+        return Reply(answer["statusCode"], parsed, headers, answer)
+
+
+@pytest.fixture
+def logs(functions: dict[str, ModuleType]) -> Iterator[io.StringIO]:
+    """What the functions' Powertools loggers print during the test (JSON lines).
+
+    Their handlers keep the stream they were made with, so they are pointed here for the test.
+    """
+    buffer = io.StringIO()
+    handlers = {
+        id(module.logger.registered_handler): module.logger.registered_handler
+        for module in functions.values()
+    }
+    previous = [(handler, handler.setStream(buffer)) for handler in handlers.values()]
+    try:
+        yield buffer
+    finally:
+        for handler, stream in previous:
+            handler.setStream(stream)
+
+
+@pytest.fixture
+def api(stack: Stack, functions: dict[str, ModuleType]) -> Api:
+    return Api(functions["api"])
+
+
+@pytest.fixture
+def games_queue(functions: dict[str, ModuleType]) -> ModuleType:
+    return functions["games_queue"]
+
+
+@pytest.fixture
+def award_podiums(functions: dict[str, ModuleType]) -> ModuleType:
+    return functions["award_podiums"]

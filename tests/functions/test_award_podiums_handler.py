@@ -1,0 +1,167 @@
+"""The AwardPodiums function: a scheduled drain of the podium queue that awards each podium
+once, deletes only what is settled, dead-letters invalid podiums and keeps to its budget."""
+
+import io
+import json
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from ratings import wiring
+from ratings.lambda_support import queues
+
+from .conftest import Stack
+from .lambdakit import (
+    LambdaContext,
+    drain_queue,
+    json_lines,
+    mentions,
+    metric_values,
+    podium,
+    scheduled_event,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
+
+
+def send(stack: Stack, *bodies: str) -> None:
+    for body in bodies:
+        stack.sqs.send_message(QueueUrl=stack.podium_url, MessageBody=body)
+
+
+def run(award_podiums: ModuleType, remaining_millis: int = 120_000) -> dict[str, int]:
+    context = LambdaContext(function_name="award-podiums", remaining_millis=remaining_millis)
+    summary: dict[str, int] = award_podiums.lambda_handler(scheduled_event(), context)
+    return summary
+
+
+def queue_depth(stack: Stack) -> tuple[int, int]:
+    """(visible, in flight) messages of the podium queue."""
+    attributes = stack.sqs.get_queue_attributes(
+        QueueUrl=stack.podium_url,
+        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+    )["Attributes"]
+    return (
+        int(attributes["ApproximateNumberOfMessages"]),
+        int(attributes["ApproximateNumberOfMessagesNotVisible"]),
+    )
+
+
+def dead_letters(stack: Stack) -> list[dict[str, Any]]:
+    return [
+        {
+            "body": message["Body"],
+            **{name: value["StringValue"] for name, value in message["MessageAttributes"].items()},
+        }
+        for message in drain_queue(stack.sqs, stack.podium_dlq_url)
+    ]
+
+
+def rating(player_id: str) -> int:
+    value: int = wiring.service().get_player("backgammon", player_id)["rating"]
+    return value
+
+
+def test_drain_awards_each_podium_once_and_dead_letters_the_invalid(
+    award_podiums: ModuleType,
+    stack: Stack,
+    capsys: pytest.CaptureFixture[str],
+    logs: io.StringIO,
+) -> None:
+    t1 = json.dumps(podium("t-1", "alice", "bob", "carol"))
+    others = [json.dumps(podium(f"t-{n}", f"p{n}", f"q{n}")) for n in range(2, 12)]
+    private = json.dumps(podium("t-private", "alice", "bob", public=False))
+    invalid_place = podium("t-bad", "alice")
+    invalid_place["podium"][0]["place"] = 4
+    unknown_ladder = {**podium("t-chess", "alice"), "ladder": "chess"}
+    send(stack, t1, t1, *others, private, "{oops", json.dumps(invalid_place))
+    send(stack, json.dumps(unknown_ladder), t1)
+
+    summary = run(award_podiums)
+
+    assert summary == {
+        "awarded": 12,  # t-1, t-2..t-11 and the private one
+        "duplicate": 2,  # t-1 delivered twice more
+        "dead_lettered": 3,
+        "left": 0,
+        "released": 0,
+        "undeleted": 0,
+    }
+    assert queue_depth(stack) == (0, 0)
+    assert (rating("alice"), rating("bob"), rating("carol")) == (1550, 1525, 1515)
+    assert rating("p2") == 1550
+    private_awards = wiring.service().get_tournament("backgammon", "t-private")["awards"]
+    assert [award["delta"] for award in private_awards] == [0, 0]
+    letters = {letter["body"]: letter for letter in dead_letters(stack)}
+    assert letters["{oops"]["reason"] == "invalid_request"
+    assert letters[json.dumps(invalid_place)]["field"] == "podium[0].place"
+    assert letters[json.dumps(unknown_ladder)]["reason"] == "not_found"
+    metrics = metric_values(capsys.readouterr().out)
+    assert (metrics["PodiumsAwarded"], metrics["MessagesDeadLettered"]) == (12, 3)
+    awarded = [line for line in json_lines(logs.getvalue()) if line["message"] == "podium awarded"]
+    assert len({line["correlation_id"] for line in awarded}) == 12  # one per message id
+    assert {line["tournament_id"] for line in awarded} >= {"t-1", "t-private"}
+
+
+def test_a_podium_reused_with_other_places_goes_to_the_dlq(
+    award_podiums: ModuleType, stack: Stack
+) -> None:
+    send(stack, json.dumps(podium("t-9", "alice", "bob")))
+    run(award_podiums)
+    conflicting = json.dumps(podium("t-9", "bob", "alice"))
+    send(stack, conflicting)
+
+    summary = run(award_podiums)
+
+    assert (summary["dead_lettered"], summary["awarded"]) == (1, 0)
+    (letter,) = dead_letters(stack)
+    assert (letter["body"], letter["reason"]) == (conflicting, "tournament_conflict")
+    assert (rating("alice"), rating("bob")) == (1550, 1525)  # the first podium, once
+
+
+def test_a_transient_failure_leaves_the_message_for_a_later_run(
+    award_podiums: ModuleType, stack: Stack
+) -> None:
+    stack.dynamo_faults().fail(
+        "TransactWriteItems", "ThrottlingException", when=mentions("t-flaky")
+    )
+    send(stack, json.dumps(podium("t-flaky", "alice")), json.dumps(podium("t-fine", "bob")))
+
+    summary = run(award_podiums)
+
+    assert (summary["awarded"], summary["left"], summary["dead_lettered"]) == (1, 1, 0)
+    # Neither deleted nor dead-lettered: it reappears after the visibility timeout, and the
+    # redrive policy moves it to the DLQ after maxReceiveCount receives.
+    assert queue_depth(stack) == (0, 1)
+    assert dead_letters(stack) == []
+    assert (rating("alice"), rating("bob")) == (1500, 1550)
+
+
+def test_the_drain_stops_at_its_budget_and_releases_what_it_did_not_handle(
+    award_podiums: ModuleType, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RATINGS_DRAIN_SECONDS", "0.5")
+    wiring.reset()
+    queues.sqs_client()  # a warm container: the budget goes to the queue, not to the client
+    stack.dynamo_faults().delay("TransactWriteItems", 0.6)  # a slow store
+    send(stack, *(json.dumps(podium(f"t-{n}", f"p{n}")) for n in range(5)))
+
+    summary = run(award_podiums)
+
+    # The first award outlasts the budget: the rest of its batch goes back at once.
+    assert (summary["awarded"], summary["released"]) == (1, 4)
+    assert queue_depth(stack) == (4, 0)
+
+
+def test_no_time_left_means_no_receive(award_podiums: ModuleType, stack: Stack) -> None:
+    send(stack, json.dumps(podium("t-late", "alice")))
+
+    summary = run(award_podiums, remaining_millis=15_000)  # less than the reserve
+
+    assert sum(summary.values()) == 0
+    assert queue_depth(stack) == (1, 0)
+
+
+def test_an_empty_queue_is_a_quiet_run(award_podiums: ModuleType, stack: Stack) -> None:
+    assert sum(run(award_podiums).values()) == 0

@@ -1,0 +1,170 @@
+"""The GamesQueue function: SQS batches with partial batch responses; poison messages to the
+games DLQ with their reason, transient failures retried by SQS."""
+
+import io
+import json
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from ratings import wiring
+
+from .conftest import Stack
+from .lambdakit import (
+    LambdaContext,
+    drain_queue,
+    game,
+    json_lines,
+    mentions,
+    metric_values,
+    sqs_event,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
+
+
+def queued(game_body: dict[str, Any], ladder: str = "backgammon") -> str:
+    return json.dumps({**game_body, "ladder": ladder})
+
+
+def run(games_queue: ModuleType, stack: Stack, bodies: list[str]) -> tuple[dict[str, Any], Any]:
+    event = sqs_event(stack.games_arn, bodies)
+    answer = games_queue.lambda_handler(event, LambdaContext(function_name="games-queue"))
+    return answer, event
+
+
+def failed_ids(answer: dict[str, Any]) -> set[str]:
+    return {failure["itemIdentifier"] for failure in answer["batchItemFailures"]}
+
+
+def dead_letters(stack: Stack) -> dict[str, dict[str, Any]]:
+    """The games DLQ's messages by their source message id: body and reason attributes."""
+    found = {}
+    for message in drain_queue(stack.sqs, stack.games_dlq_url):
+        attributes = {
+            name: value["StringValue"] for name, value in message["MessageAttributes"].items()
+        }
+        found[attributes["source_message_id"]] = {"body": message["Body"], **attributes}
+    return found
+
+
+def test_a_batch_of_good_games_rates_them_all(
+    games_queue: ModuleType, stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bodies = [queued(game(f"g-{n}", f"p{n}", f"q{n}")) for n in range(3)]
+    bodies.append(queued(game("s-1", "ann", "ben"), ladder="sedma"))
+
+    answer, _event = run(games_queue, stack, bodies)
+
+    assert answer == {"batchItemFailures": []}
+    assert wiring.service().get_game("sedma", "s-1")["ranked"] is True
+    assert wiring.service().get_player("backgammon", "p2")["ranked_games"] == 1
+    assert metric_values(capsys.readouterr().out) == {"GamesRated": 4}
+    assert dead_letters(stack) == {}
+
+
+def test_mixed_batch_fails_only_the_transient_record(
+    games_queue: ModuleType, stack: Stack, capsys: pytest.CaptureFixture[str], logs: io.StringIO
+) -> None:
+    wiring.service().submit_game("backgammon", game("g-taken", "alice", "bob"))
+    stack.dynamo_faults().fail(
+        "TransactWriteItems", "ThrottlingException", when=mentions("g-flaky")
+    )
+    bodies = [
+        queued(game("g-good", "carol", "dave")),  # 0 rated
+        queued(game("g-taken", "alice", "bob")),  # 1 a redelivery: already rated, same content
+        "{not json",  # 2 never JSON
+        queued(game("g-cube", "erin", "finn", cube=3)),  # 3 invalid game
+        queued(game("g-taken", "alice", "bob", winner="bob")),  # 4 game_id used differently
+        queued(game("g-chess", "gil", "hal"), ladder="chess"),  # 5 unknown ladder
+        json.dumps(game("g-nowhere", "ivy", "jon")),  # 6 no ladder at all
+        queued(game("g-flaky", "kim", "lou")),  # 7 throttled on every attempt
+    ]
+
+    answer, event = run(games_queue, stack, bodies)
+
+    ids = [record["messageId"] for record in event["Records"]]
+    assert failed_ids(answer) == {ids[7]}
+    letters = dead_letters(stack)
+    assert set(letters) == {ids[2], ids[3], ids[4], ids[5], ids[6]}
+    assert {ids[n]: letters[ids[n]]["reason"] for n in (2, 3, 4, 5, 6)} == {
+        ids[2]: "invalid_request",
+        ids[3]: "invalid_request",
+        ids[4]: "game_conflict",
+        ids[5]: "not_found",
+        ids[6]: "invalid_request",
+    }
+    assert letters[ids[3]]["field"] == "cube"
+    assert letters[ids[6]]["field"] == "ladder"
+    assert letters[ids[2]]["body"] == "{not json"  # the message as it came, to inspect
+    assert "g-taken" in letters[ids[4]]["reason_message"]
+    assert wiring.service().get_game("backgammon", "g-good")["ranked"] is True
+    metrics = metric_values(capsys.readouterr().out)
+    assert metrics["GamesRated"] == 1
+    assert metrics["MessagesDeadLettered"] == 5
+    assert metrics["ConflictsRetried"] == 8
+    dead_lettered = [
+        line
+        for line in json_lines(logs.getvalue())
+        if line["message"] == "game message dead-lettered"
+    ]
+    assert {line["correlation_id"] for line in dead_lettered} == {ids[n] for n in (2, 3, 4, 5, 6)}
+    (conflict,) = [line for line in dead_lettered if line["reason"] == "game_conflict"]
+    assert conflict["game_id"] == "g-taken"
+
+
+def test_the_retried_record_succeeds_once_the_store_recovers(
+    games_queue: ModuleType, stack: Stack
+) -> None:
+    faults = stack.dynamo_faults()
+    faults.fail("TransactWriteItems", "ProvisionedThroughputExceededException")
+    body = queued(game("g-later", "alice", "bob"))
+
+    first, _ = run(games_queue, stack, [body])
+    wiring.reset()  # a new container: the throttling is over
+    second, _ = run(games_queue, stack, [body])
+
+    assert len(first["batchItemFailures"]) == 1
+    assert second == {"batchItemFailures": []}
+    assert wiring.service().get_game("backgammon", "g-later")["game_id"] == "g-later"
+
+
+def test_every_record_failing_is_still_a_partial_response(
+    games_queue: ModuleType, stack: Stack
+) -> None:
+    stack.dynamo_faults().fail("BatchGetItem", "InternalServerError")
+    bodies = [queued(game(f"g-down-{n}", f"a{n}", f"b{n}")) for n in range(2)]
+
+    answer, event = run(games_queue, stack, bodies)
+
+    assert failed_ids(answer) == {record["messageId"] for record in event["Records"]}
+    assert dead_letters(stack) == {}
+
+
+def test_an_unexpected_error_is_retried_not_dead_lettered(
+    games_queue: ModuleType, stack: Stack, logs: io.StringIO
+) -> None:
+    stack.dynamo_faults().fail("BatchGetItem", "ValidationException")
+
+    answer, event = run(games_queue, stack, [queued(game("g-bug"))])
+
+    assert failed_ids(answer) == {event["Records"][0]["messageId"]}
+    assert dead_letters(stack) == {}
+    assert any(
+        "ValidationException" in line.get("exception", "") for line in json_lines(logs.getvalue())
+    )
+
+
+def test_an_unranked_game_from_the_queue(
+    games_queue: ModuleType, stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = game("g-net", "alice", "bob")
+    for player in body["players"]:
+        player["network"] = "shared-wifi"
+
+    answer, _ = run(games_queue, stack, [queued(body)])
+
+    assert answer == {"batchItemFailures": []}
+    assert wiring.service().get_game("backgammon", "g-net")["unranked_reason"] == "shared_network"
+    assert metric_values(capsys.readouterr().out) == {"GamesUnranked[reason=shared_network]": 1}

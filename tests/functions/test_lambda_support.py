@@ -1,0 +1,166 @@
+"""The handlers' shared pieces without AWS: the error mapping, body reading, tracing choice."""
+
+import json
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
+from pynamodb.exceptions import GetError, QueryError, VerboseClientError
+
+from ratings.lambda_support.payloads import (
+    body_size,
+    parse_json,
+    queued_game,
+    refuse_request_body,
+)
+from ratings.lambda_support.problems import (
+    MAX_BODY_BYTES,
+    PayloadTooLarge,
+    Problem,
+    is_transient,
+    problem_for,
+)
+from ratings.lambda_support.tracing import tracing_enabled
+from ratings.service.errors import (
+    AlreadyLinked,
+    GameConflict,
+    InvalidInput,
+    NotFound,
+    RetryLater,
+    TournamentConflict,
+)
+from ratings.service.ports import TransientStorageError, WriteConflict
+
+
+def client_error(code: str, status: int = 400) -> ClientError:
+    response: Any = {
+        "Error": {"Code": code, "Message": code},
+        "ResponseMetadata": {"HTTPStatusCode": status},
+    }
+    return ClientError(response, "TransactWriteItems")
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "code"),
+    [
+        (InvalidInput("cube", "cube must be 1, 2, 4, ..."), 400, "invalid_request"),
+        (NotFound("ladder 'chess' does not exist"), 404, "not_found"),
+        (GameConflict("game_id 'g-1' was already used"), 409, "game_conflict"),
+        (TournamentConflict("tournament_id 't-1' was already awarded"), 409, "tournament_conflict"),
+        (AlreadyLinked("anonymous_id 'a' is already linked"), 409, "already_linked"),
+        (PayloadTooLarge(MAX_BODY_BYTES + 1), 413, "payload_too_large"),
+        (RetryLater("could not be stored after 8 attempts"), 503, "retry_later"),
+        (TransientStorageError("throttled"), 503, "retry_later"),
+        (WriteConflict("P#backgammon#alice"), 503, "retry_later"),
+        (client_error("ThrottlingException"), 503, "retry_later"),
+        (client_error("InternalServerError", 500), 503, "retry_later"),
+        (EndpointConnectionError(endpoint_url="https://dynamodb"), 503, "retry_later"),
+        (ReadTimeoutError(endpoint_url="https://dynamodb"), 503, "retry_later"),
+    ],
+)
+def test_every_error_has_one_answer(error: Exception, status: int, code: str) -> None:
+    problem = problem_for(error)
+
+    assert problem is not None
+    assert (problem.status, problem.code) == (status, code)
+    assert problem.message
+    assert problem.retryable is (status == 503)
+    assert problem.body() == {"error": {"code": code, "message": problem.message}}
+
+
+def test_domain_messages_are_passed_on_verbatim() -> None:
+    problem = problem_for(InvalidInput("players[1].id", "players[1].id must differ"))
+
+    assert problem == Problem(400, "invalid_request", "players[1].id must differ")
+
+
+def test_a_wrapped_throttle_is_transient_but_a_wrapped_bug_is_not() -> None:
+    throttled = QueryError("Failed to query items", client_error("ThrottlingException"))
+    as_pynamodb_raises = VerboseClientError(
+        {"Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"}}, "Query", {}
+    )
+    invalid = GetError("Failed to get item", client_error("ValidationException"))
+
+    assert is_transient(throttled)
+    assert is_transient(QueryError("Failed to query items", as_pynamodb_raises))
+    assert problem_for(invalid) is None
+    assert problem_for(KeyError("bug")) is None
+
+
+def test_an_error_raised_while_handling_a_throttle_is_still_a_bug() -> None:
+    def handle() -> None:
+        try:
+            raise client_error("ThrottlingException")
+        except ClientError:
+            raise KeyError("a bug in an except block") from None
+
+    with pytest.raises(KeyError) as raised:
+        handle()
+
+    assert raised.value.__context__ is not None
+    assert problem_for(raised.value) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("{", "not valid JSON"),
+        ("Infinity", "not valid JSON"),
+        ("[" * 5000, "too deeply"),
+        ("1" * 5000, "not valid JSON"),
+        (b"\xff", "not valid JSON"),
+    ],
+)
+def test_parse_json_refuses_what_is_not_strict_json(text: str | bytes, words: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        parse_json(text, "message body")
+
+    assert raised.value.field == "message body"
+    assert words in raised.value.message
+
+
+def test_queued_game_splits_the_ladder_off() -> None:
+    ladder, body = queued_game(json.dumps({"ladder": "sedma", "game_id": "g-1"}))
+
+    assert (ladder, body) == ("sedma", {"game_id": "g-1"})
+    with pytest.raises(InvalidInput) as raised:
+        queued_game(json.dumps({"ladder": 7}))
+    assert raised.value.field == "ladder"
+
+
+def test_body_size_counts_utf8_bytes() -> None:
+    assert body_size("abc") == 3
+    big = "é" * (MAX_BODY_BYTES // 2 + 1)
+    assert body_size(big) == len(big.encode()) > MAX_BODY_BYTES
+
+
+def test_a_large_body_is_refused_on_any_method() -> None:
+    event = {"httpMethod": "GET", "body": "x" * (MAX_BODY_BYTES + 1), "headers": {}}
+
+    problem = refuse_request_body(event)
+
+    assert problem is not None
+    assert problem.status == 413
+
+
+def test_a_body_with_a_json_content_type_and_charset_is_accepted() -> None:
+    event = {
+        "httpMethod": "POST",
+        "body": "{}",
+        "headers": {"content-type": "application/json; charset=utf-8"},
+    }
+
+    assert refuse_request_body(event) is None
+
+
+@pytest.mark.parametrize(
+    ("env", "enabled"),
+    [
+        ({"LAMBDA_TASK_ROOT": "/var/task"}, True),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"}, False),
+        ({"LAMBDA_TASK_ROOT": "/var/task", "AWS_SAM_LOCAL": "true"}, False),
+        ({}, False),
+    ],
+)
+def test_tracing_is_on_only_in_lambda(env: dict[str, str], enabled: bool) -> None:
+    assert tracing_enabled(env) is enabled

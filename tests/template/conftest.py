@@ -1,0 +1,38 @@
+"""Fixtures of the template checks: template.yaml as written, and as CloudFormation after the
+SAM transform (offline: managed policy names resolve through a stub, never through IAM)."""
+
+import copy
+from typing import Any
+
+import pytest
+from samtranslator.translator.transform import transform
+from samtranslator.yaml_helper import yaml_parse
+
+from .templatekit import TEMPLATE, StubPolicyLoader
+
+
+@pytest.fixture(scope="session")
+def template() -> dict[str, Any]:
+    parsed: dict[str, Any] = yaml_parse(TEMPLATE.read_text())
+    return parsed
+
+
+@pytest.fixture(scope="session")
+def transformed(template: dict[str, Any]) -> dict[str, Any]:
+    """The CloudFormation template SAM makes of template.yaml."""
+    loader: Any = StubPolicyLoader()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AWS_DEFAULT_REGION", "us-east-1")  # SAM builds ARNs for a partition
+        cloudformation: dict[str, Any] = transform(packaged(template), {}, loader)
+    return cloudformation
+
+
+def packaged(template: dict[str, Any]) -> dict[str, Any]:
+    """The template as `sam package` hands it over: local code folders become S3 objects."""
+    copied = copy.deepcopy(template)
+    for resource in copied["Resources"].values():
+        properties = resource.get("Properties", {})
+        for key in ("CodeUri", "ContentUri"):
+            if isinstance(properties.get(key), str):
+                properties[key] = f"s3://artifacts/{properties[key].strip('/')}.zip"
+    return copied

@@ -1,0 +1,178 @@
+"""template.yaml deploys what the issue asks: it lints clean, SAM transforms it, and its
+policies, queues, API, schedule, alarms and outputs are as intended."""
+
+from typing import Any
+
+from cfnlint.api import ManualArgs, lint_file
+
+from .templatekit import TEMPLATE, resources_of
+
+FUNCTIONS = ("ApiFunction", "GamesQueueFunction", "AwardPodiumsFunction")
+DLQS = ("GamesDeadLetterQueue", "PodiumDeadLetterQueue")
+
+
+def test_cfn_lint_finds_no_errors_or_warnings() -> None:
+    matches = lint_file(TEMPLATE, config=ManualArgs(regions=["us-east-1", "eu-west-1"]))
+
+    assert [str(match) for match in matches] == []
+
+
+def test_sam_transform_makes_cloudformation(transformed: dict[str, Any]) -> None:
+    assert "Transform" not in transformed
+    kinds = {resource["Type"] for resource in transformed["Resources"].values()}
+    assert not {kind for kind in kinds if kind.startswith("AWS::Serverless::")}
+    assert {
+        "AWS::Lambda::Function",
+        "AWS::Lambda::LayerVersion",
+        "AWS::Lambda::EventSourceMapping",
+        "AWS::ApiGateway::RestApi",
+        "AWS::ApiGateway::Stage",
+        "AWS::ApiGateway::UsagePlan",
+        "AWS::ApiGateway::ApiKey",
+        "AWS::Events::Rule",
+        "AWS::DynamoDB::Table",
+        "AWS::SQS::Queue",
+        "AWS::CloudWatch::Alarm",
+    } <= kinds
+    functions = resources_of(transformed, "AWS::Lambda::Function")
+    assert set(functions) == set(FUNCTIONS)
+    for function in functions.values():
+        properties = function["Properties"]
+        assert properties["Runtime"] == "python3.11"
+        assert properties["Architectures"] == ["arm64"]
+        assert properties["TracingConfig"] == {"Mode": "Active"}
+        assert properties["Layers"] == [{"Ref": next(iter(_layers(transformed)))}]
+
+
+def _layers(transformed: dict[str, Any]) -> dict[str, Any]:
+    return resources_of(transformed, "AWS::Lambda::LayerVersion")
+
+
+def test_the_layer_ships_the_package_and_its_requirements(template: dict[str, Any]) -> None:
+    layer = template["Resources"]["RatingsLayer"]
+
+    assert layer["Properties"]["ContentUri"] == "layers/"
+    assert layer["Metadata"]["BuildMethod"] == "python3.11"
+    requirements = (TEMPLATE.parent / "layers" / "requirements.txt").read_text()
+    for package in ("aws-lambda-powertools", "pydantic", "pynamodb"):
+        assert package in requirements
+    assert (TEMPLATE.parent / "layers" / "ratings" / "__init__.py").exists()
+
+
+def test_policies_grant_no_wildcards(transformed: dict[str, Any]) -> None:
+    """Every statement written here or made by a SAM policy template names its actions and
+    resources; only AWS managed policies SAM itself attaches (logs, X-Ray) remain broad."""
+    statements = []
+    for resource in transformed["Resources"].values():
+        properties = resource.get("Properties", {})
+        if resource["Type"] == "AWS::IAM::ManagedPolicy":
+            statements += properties["PolicyDocument"]["Statement"]
+        if resource["Type"] == "AWS::IAM::Role":
+            for policy in properties.get("Policies", []):
+                statements += policy["PolicyDocument"]["Statement"]
+    assert statements
+    for statement in statements:
+        actions = _as_list(statement["Action"])
+        resources = _as_list(statement["Resource"])
+        assert all(isinstance(action, str) and "*" not in action for action in actions), statement
+        assert "*" not in resources, statement
+        for resource in resources:
+            assert not (isinstance(resource, str) and resource.endswith(":*")), statement
+
+
+def test_roles_attach_only_the_managed_policies_sam_needs(transformed: dict[str, Any]) -> None:
+    allowed = {"AWSLambdaBasicExecutionRole", "AWSXrayWriteOnlyAccess"}
+    for name, role in resources_of(transformed, "AWS::IAM::Role").items():
+        for arn in role["Properties"].get("ManagedPolicyArns", []):
+            if isinstance(arn, dict) and "Ref" in arn:
+                continue  # the table policy of this template
+            text = arn if isinstance(arn, str) else str(arn)
+            assert any(text.endswith(f"/{policy}") or f"/{policy}" in text for policy in allowed), (
+                name,
+                arn,
+            )
+
+
+def test_table_policy_covers_the_table_and_its_indexes_only(template: dict[str, Any]) -> None:
+    (statement,) = template["Resources"]["TableAccessPolicy"]["Properties"]["PolicyDocument"][
+        "Statement"
+    ]
+
+    assert set(statement["Action"]) == {
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:PutItem",
+        "dynamodb:ConditionCheckItem",
+    }
+    assert statement["Resource"] == [
+        {"Fn::GetAtt": ["RatingsTable", "Arn"]},
+        {"Fn::Sub": "${RatingsTable.Arn}/index/ranked_by_time"},
+        {"Fn::Sub": "${RatingsTable.Arn}/index/leaderboard"},
+    ]
+
+
+def test_the_api_needs_a_key_and_throttles_per_key(template: dict[str, Any]) -> None:
+    api = template["Resources"]["RatingsApi"]["Properties"]
+
+    assert api["Auth"]["ApiKeyRequired"] is True
+    usage_plan = api["Auth"]["UsagePlan"]
+    assert usage_plan["CreateUsagePlan"] == "PER_API"
+    assert set(usage_plan["Throttle"]) == {"RateLimit", "BurstLimit"}
+    assert api["StageName"] == {"Ref": "StageName"}
+    for response in api["GatewayResponses"].values():
+        (body,) = response["ResponseTemplates"].values()
+        assert body.startswith('{"error": {"code": "')
+
+
+def test_the_schedule_runs_award_podiums(template: dict[str, Any]) -> None:
+    function = template["Resources"]["AwardPodiumsFunction"]["Properties"]
+    (event,) = function["Events"].values()
+
+    assert event["Type"] == "Schedule"
+    assert event["Properties"]["Schedule"] == {"Ref": "PodiumScheduleRate"}
+    assert template["Parameters"]["PodiumScheduleRate"]["Default"] == "rate(5 minutes)"
+
+
+def test_parameters(template: dict[str, Any]) -> None:
+    assert {
+        "StageName",
+        "LeaderboardShards",
+        "RetentionDays",
+        "PodiumScheduleRate",
+        "TableDeletionProtection",
+    } <= set(template["Parameters"])
+    table = template["Resources"]["RatingsTable"]["Properties"]
+    assert table["DeletionProtectionEnabled"] == {"Fn::If": ["ProtectTable", True, False]}
+
+
+def test_alarms_watch_each_dlq_and_each_function(template: dict[str, Any]) -> None:
+    watched = set()
+    for alarm in resources_of(template, "AWS::CloudWatch::Alarm").values():
+        properties = alarm["Properties"]
+        (dimension,) = properties["Dimensions"]
+        target = dimension["Value"]
+        target_id = target.get("Ref") or target["Fn::GetAtt"][0]
+        watched.add((properties["Namespace"], properties["MetricName"], target_id))
+        assert properties["Threshold"] == 1
+        assert properties["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+
+    assert {("AWS/SQS", "ApproximateNumberOfMessagesVisible", dlq) for dlq in DLQS} <= watched
+    assert {("AWS/Lambda", "Errors", function) for function in FUNCTIONS} <= watched
+
+
+def test_outputs_give_the_api_url_and_every_queue_url(template: dict[str, Any]) -> None:
+    outputs = template["Outputs"]
+
+    assert "execute-api" in outputs["ApiUrl"]["Value"]["Fn::Sub"]
+    for output, queue in {
+        "GamesQueueUrl": "GamesQueue",
+        "GamesDeadLetterQueueUrl": "GamesDeadLetterQueue",
+        "PodiumQueueUrl": "PodiumQueue",
+        "PodiumDeadLetterQueueUrl": "PodiumDeadLetterQueue",
+    }.items():
+        assert outputs[output]["Value"] == {"Ref": queue}
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]

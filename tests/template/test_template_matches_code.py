@@ -1,0 +1,225 @@
+"""template.yaml and the code agree: the table the models declare, the environment the code
+reads, the handlers and routes that exist, and the queue settings the consumers rely on."""
+
+import ast
+import importlib.util
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pynamodb.constants import PAY_PER_REQUEST_BILLING_MODE
+
+from ratings.config import ENVIRONMENT, Config
+from ratings.storage.dynamodb import Leaderboard, RankedByTime, RatingsItem, table_definition
+
+from .templatekit import ROOT, ref, resources_of
+
+#: The variables each function reads beyond the Globals (config.ENVIRONMENT says why).
+FUNCTION_ENVIRONMENT = {
+    "ApiFunction": set(),
+    "GamesQueueFunction": {"RATINGS_GAMES_DLQ_URL"},
+    "AwardPodiumsFunction": {
+        "RATINGS_PODIUM_QUEUE_URL",
+        "RATINGS_PODIUM_DLQ_URL",
+        "RATINGS_DRAIN_SECONDS",
+    },
+}
+#: Which queue feeds which function, and where its poison messages go.
+CONSUMERS = {
+    "GamesQueue": ("GamesQueueFunction", "GamesDeadLetterQueue"),
+    "PodiumQueue": ("AwardPodiumsFunction", "PodiumDeadLetterQueue"),
+}
+
+
+def functions(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return resources_of(template, "AWS::Serverless::Function")
+
+
+def function_property(template: dict[str, Any], name: str, key: str) -> Any:
+    own = functions(template)[name]["Properties"]
+    return own.get(key, template["Globals"]["Function"].get(key))
+
+
+def environment(template: dict[str, Any], name: str) -> dict[str, Any]:
+    variables = dict(template["Globals"]["Function"]["Environment"]["Variables"])
+    own = functions(template)[name]["Properties"].get("Environment", {}).get("Variables", {})
+    variables.update(own)
+    return variables
+
+
+# The table --------------------------------------------------------------------------------
+
+
+def test_table_keys_indexes_and_ttl_are_the_models(template: dict[str, Any]) -> None:
+    table = template["Resources"]["RatingsTable"]["Properties"]
+    declared = table_definition()
+    attributes = RatingsItem.get_attributes()
+
+    assert [key["AttributeName"] for key in table["KeySchema"]] == list(declared["key"])
+    assert [key["KeyType"] for key in table["KeySchema"]] == ["HASH", "RANGE"]
+    assert _indexes(table["LocalSecondaryIndexes"]) == declared["local_indexes"]
+    assert _indexes(table["GlobalSecondaryIndexes"]) == declared["global_indexes"]
+    assert table["TimeToLiveSpecification"] == {
+        "AttributeName": declared["ttl_attribute"],
+        "Enabled": True,
+    }
+    # Exactly the key attributes are defined, with the types the models give them.
+    key_attributes = {name for keys in _all_keys(declared) for name in keys}
+    assert {
+        definition["AttributeName"]: definition["AttributeType"]
+        for definition in table["AttributeDefinitions"]
+    } == {name: attributes[name].attr_type for name in key_attributes}
+
+
+def test_table_projections_and_billing_are_the_models(template: dict[str, Any]) -> None:
+    table = template["Resources"]["RatingsTable"]["Properties"]
+    (local,) = table["LocalSecondaryIndexes"]
+    (global_,) = table["GlobalSecondaryIndexes"]
+
+    assert local["IndexName"] == RankedByTime.Meta.index_name
+    assert local["Projection"] == {"ProjectionType": RankedByTime.Meta.projection.projection_type}
+    leaderboard = Leaderboard.Meta.projection
+    assert global_["IndexName"] == Leaderboard.Meta.index_name
+    assert global_["Projection"] == {
+        "ProjectionType": leaderboard.projection_type,
+        "NonKeyAttributes": leaderboard.non_key_attributes,
+    }
+    assert table["BillingMode"] == RatingsItem.Meta.billing_mode == PAY_PER_REQUEST_BILLING_MODE
+    assert table["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+
+
+def _indexes(indexes: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    return {
+        index["IndexName"]: tuple(key["AttributeName"] for key in index["KeySchema"])
+        for index in indexes
+    }
+
+
+def _all_keys(declared: Any) -> list[tuple[str, ...]]:
+    return [
+        tuple(declared["key"]),
+        *declared["local_indexes"].values(),
+        *declared["global_indexes"].values(),
+    ]
+
+
+# Environment ------------------------------------------------------------------------------
+
+
+def test_every_variable_the_code_reads_is_set(template: dict[str, Any]) -> None:
+    globals_ = set(template["Globals"]["Function"]["Environment"]["Variables"])
+    for name, own in FUNCTION_ENVIRONMENT.items():
+        assert set(environment(template, name)) >= globals_ | own
+    set_somewhere = globals_.union(*FUNCTION_ENVIRONMENT.values())
+    assert set(ENVIRONMENT) <= set_somewhere
+    assert {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE"} <= globals_
+
+
+def test_variables_point_at_the_right_resources(template: dict[str, Any]) -> None:
+    games = environment(template, "GamesQueueFunction")
+    podiums = environment(template, "AwardPodiumsFunction")
+
+    assert ref(games["RATINGS_TABLE"]) == "RatingsTable"
+    assert ref(games["RATINGS_GAMES_DLQ_URL"]) == "GamesDeadLetterQueue"
+    assert ref(podiums["RATINGS_PODIUM_QUEUE_URL"]) == "PodiumQueue"
+    assert ref(podiums["RATINGS_PODIUM_DLQ_URL"]) == "PodiumDeadLetterQueue"
+    assert ref(games["RATINGS_LEADERBOARD_SHARDS"]) == "LeaderboardShards"
+    assert ref(games["RATINGS_RETENTION_DAYS"]) == "RetentionDays"
+
+
+def test_parameter_defaults_are_the_code_defaults(template: dict[str, Any]) -> None:
+    defaults = Config(table_name="any")
+    parameters = template["Parameters"]
+
+    assert parameters["LeaderboardShards"]["Default"] == defaults.leaderboard_shards
+    assert parameters["RetentionDays"]["Default"] == defaults.retention_days
+    drain = float(environment(template, "AwardPodiumsFunction")["RATINGS_DRAIN_SECONDS"])
+    assert drain == defaults.drain_seconds
+
+
+# Functions --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_ENVIRONMENT))
+def test_each_handler_exists(template: dict[str, Any], name: str) -> None:
+    code = ROOT / function_property(template, name, "CodeUri")
+    module, function = function_property(template, name, "Handler").rsplit(".", 1)
+    source = code / f"{module}.py"
+
+    assert source.is_file()
+    tree = ast.parse(source.read_text())
+    assert function in {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def test_every_function_folder_is_deployed(template: dict[str, Any]) -> None:
+    deployed = {
+        Path(function_property(template, name, "CodeUri")).name for name in functions(template)
+    }
+    folders = {path.name for path in (ROOT / "functions").iterdir() if path.is_dir()}
+
+    assert folders - {"__pycache__"} == deployed
+
+
+def test_the_sqs_event_reports_batch_item_failures(template: dict[str, Any]) -> None:
+    events = functions(template)["GamesQueueFunction"]["Properties"]["Events"]
+    (event,) = events.values()
+
+    assert event["Type"] == "SQS"
+    assert ref(event["Properties"]["Queue"]) == "GamesQueue"
+    assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
+def test_api_events_are_the_routes_of_the_api_function(template: dict[str, Any]) -> None:
+    events = functions(template)["ApiFunction"]["Properties"]["Events"].values()
+    in_template = {
+        (event["Properties"]["Method"].lower(), event["Properties"]["Path"])
+        for event in events
+        if event["Type"] == "Api"
+    }
+    assert all(ref(event["Properties"]["RestApiId"]) == "RatingsApi" for event in events)
+
+    api = _load(ROOT / "functions" / "api" / "app.py")
+    document = api.app.get_openapi_schema()
+    in_code = {
+        (method, path)
+        for path, item in document.paths.items()
+        for method in ("get", "post", "put", "patch", "delete")
+        if getattr(item, method) is not None
+    }
+
+    assert in_template == in_code
+    assert all(re.fullmatch(r"/v1(/[a-z_]+|/\{[a-z_]+\})+", path) for _method, path in in_code)
+
+
+def _load(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location("template_check_api", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Queues -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("queue", sorted(CONSUMERS))
+def test_queue_redrive_and_visibility(template: dict[str, Any], queue: str) -> None:
+    function, dlq = CONSUMERS[queue]
+    properties = template["Resources"][queue]["Properties"]
+    dlq_properties = template["Resources"][dlq]["Properties"]
+    timeout = function_property(template, function, "Timeout")
+
+    assert properties["RedrivePolicy"]["maxReceiveCount"] == 5
+    assert ref(properties["RedrivePolicy"]["deadLetterTargetArn"]) == dlq
+    assert properties["VisibilityTimeout"] >= 6 * timeout
+    assert dlq_properties["MessageRetentionPeriod"] == 14 * 24 * 3600
+    assert properties["MessageRetentionPeriod"] < dlq_properties["MessageRetentionPeriod"]
+
+
+def test_the_drain_budget_is_well_inside_the_timeout(template: dict[str, Any]) -> None:
+    drain = float(environment(template, "AwardPodiumsFunction")["RATINGS_DRAIN_SECONDS"])
+    timeout = function_property(template, "AwardPodiumsFunction", "Timeout")
+
+    assert drain <= timeout / 2
