@@ -21,10 +21,12 @@ the behaviour, so an upgrade that changes them fails loudly instead of silently.
 import copy
 import io
 import json
+import random
 import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import moto
@@ -54,6 +56,79 @@ _WRITE_OPERATIONS = frozenset({"ConditionCheck", "Put", "Delete", "Update"})
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
+#: The failures `FaultPlan` can inject into DynamoDB requests.
+FAULT_KINDS = ("throttle", "conflict", "internal", "internal_after")
+
+
+@dataclass
+class FaultPlan:
+    """Transient DynamoDB failures to inject at random requests (tests and fault drills).
+
+    - throttle: ProvisionedThroughputExceededException, nothing done;
+    - conflict: a TransactWriteItems cancelled with TransactionConflict, nothing done;
+    - internal: InternalServerError, nothing done;
+    - internal_after: the request IS carried out, then answered InternalServerError, so the
+      caller cannot know whether it landed (the case exactly-once has to survive).
+    """
+
+    rate: float
+    kinds: tuple[str, ...] = FAULT_KINDS
+    seed: int = 0
+    injected: dict[str, int] = field(default_factory=dict)
+    _rng: random.Random = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.kinds) - set(FAULT_KINDS)
+        if unknown or not 0 <= self.rate <= 1:
+            raise ValueError(f"faults: rate in [0, 1], kinds among {FAULT_KINDS}")
+        self._rng = random.Random(self.seed)
+
+    def draw(self, operation: str) -> str | None:
+        if self._rng.random() >= self.rate:
+            return None
+        kinds = [k for k in self.kinds if k != "conflict" or operation == "TransactWriteItems"]
+        kind = self._rng.choice(kinds) if kinds else None
+        if kind is not None:
+            self.injected[kind] = self.injected.get(kind, 0) + 1
+        return kind
+
+
+def _fault_response(kind: str, start_response: Callable[..., Any]) -> list[bytes]:
+    error: dict[str, Any]
+    if kind == "throttle":
+        status, error = (
+            "400 Bad Request",
+            {
+                "__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+                "message": "injected: throughput exceeded",
+            },
+        )
+    elif kind == "conflict":
+        status, error = (
+            "400 Bad Request",
+            {
+                "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+                "message": "Transaction cancelled, please refer cancellation reasons for specific "
+                "reasons [TransactionConflict]",
+                "CancellationReasons": [{"Code": "TransactionConflict", "Message": "injected"}],
+            },
+        )
+    else:
+        status, error = (
+            "500 Internal Server Error",
+            {
+                "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                "message": "injected: internal server error",
+            },
+        )
+    body = json.dumps(error).encode()
+    start_response(
+        status,
+        [("Content-Type", "application/x-amz-json-1.0"), ("Content-Length", str(len(body)))],
+    )
+    return [body]
+
+
 class SerializedApp:
     """A WSGI wrapper that lets one request at a time into the wrapped application.
 
@@ -69,8 +144,18 @@ class SerializedApp:
         self._app = app
         self._lock = threading.Lock()
         self._poll_interval = poll_interval
+        #: Transient DynamoDB failures to inject (None: none).
+        self.faults: FaultPlan | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        target = str(environ.get("HTTP_X_AMZ_TARGET", ""))
+        if self.faults is not None and target.startswith("DynamoDB_"):
+            with self._lock:
+                fault = self.faults.draw(target.partition(".")[2])
+                if fault == "internal_after":
+                    list(self._app(environ, lambda *args, **kwargs: lambda data: None))
+            if fault is not None:
+                return _fault_response(fault, start_response)
         wait = _long_poll_seconds(environ)
         if wait <= 0:
             with self._lock:
@@ -264,6 +349,17 @@ class EmulatedAws:
         self._port = port
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
+        self._app: SerializedApp | None = None
+
+    @property
+    def faults(self) -> FaultPlan | None:
+        return self._app.faults if self._app is not None else None
+
+    @faults.setter
+    def faults(self, plan: FaultPlan | None) -> None:
+        """Inject transient DynamoDB failures from now on (None stops)."""
+        assert self._app is not None, "start() first"
+        self._app.faults = plan
 
     @property
     def endpoint_url(self) -> str:
@@ -274,11 +370,12 @@ class EmulatedAws:
     def start(self) -> str:
         install_fast_transactions()
         app = SerializedApp(DomainDispatcherApplication(create_backend_app))
+        self._app = app
         self._server = make_server(
             self._host, self._port, app, threaded=True, request_handler=_QuietHandler
         )
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="emulated-aws", daemon=True
+            target=self._server.serve_forever, args=(0.05,), name="emulated-aws", daemon=True
         )
         self._thread.start()
         # moto's backends live as long as the process: start from an empty AWS every time.

@@ -96,7 +96,7 @@ class LocalStack:
                 self._local_route,
                 self.options.api_key,
             )
-            self._spawn("api", self._api.serve_forever)
+            self._spawn("api", self._api.serve_forever, 0.05)
 
     def stop(self) -> None:
         self._stopping.set()
