@@ -55,17 +55,17 @@ def banner(stack: LocalStack) -> str:
     key_header = f" -H 'x-api-key: {stack.options.api_key}'" if stack.options.api_key else ""
     lines = [
         "Elo rating service, running locally (everything in memory; Ctrl-C stops it)",
-        f"  API            {api}/v1/ladders",
-        f"  Swagger        {api}/swagger",
-        f"  Endpoints      {api}/_local/endpoints",
-        f"  AWS (moto)     {endpoints['aws_endpoint_url']}  region {endpoints['region']}",
-        f"  Table          {endpoints['table']}",
+        f"  API               {api}/v1/ladders",
+        f"  Swagger           {api}/swagger",
+        f"  Endpoints         {api}/_local/endpoints",
+        f"  AWS (moto)        {endpoints['aws_endpoint_url']}  region {endpoints['region']}",
+        f"  Table             {endpoints['table']}",
     ]
     for role, url in endpoints["queues"].items():
-        lines.append(f"  Queue {role:<9}{url}")
+        lines.append(f"  Queue {role:<12}{url}")
     for logical_id, triggers in endpoints["functions"].items():
-        lines.append(f"  Function       {logical_id} ({', '.join(triggers)})")
-    lines.append(f"  Schedule       every {stack.options.schedule_interval:g} s")
+        lines.append(f"  Function          {logical_id} ({', '.join(triggers)})")
+    lines.append(f"  Schedule          every {stack.options.schedule_interval:g} s")
     lines += [
         "",
         "Rate a first game:",

@@ -10,6 +10,7 @@ import os
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -76,6 +77,7 @@ class LocalStack:
         # EMF metrics would be printed to the terminal for nobody to collect (the template
         # may still turn them on).
         os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+        warnings.filterwarnings("ignore", message="No application metrics to publish")
         wiring.reset()  # clients built before (for another endpoint) must not be reused
         self.resources = create_resources(self.spec, endpoint, region)
         self._sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=region)
