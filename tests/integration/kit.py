@@ -6,12 +6,13 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from botocore.awsrequest import AWSResponse, HTTPHeaders
 from botocore.client import BaseClient
 from botocore.model import OperationModel
+from support.games import DAY, FIRST, MS, NOW, WEEK, FixedClock, game, ts
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.ports import Link, PlayerEvent, StateWrite, Storage, StoredGame
@@ -19,57 +20,10 @@ from ratings.service.ports import StoredTournament as StoredTournamentRecord
 from ratings.service.usecases import RatingService, Submitted
 from ratings.storage.dynamodb import DynamoStorage
 
-#: The fixed "now" every test starts at.
-NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-MS = timedelta(milliseconds=1)
 MINUTE = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
-DAY = timedelta(days=1)
-WEEK = timedelta(days=7)
 
-#: Marker for "the first player wins" (not a valid id, so it never collides with one).
-FIRST = "<first>"
-
-
-class FixedClock:
-    """A clock that stands still until the test moves it."""
-
-    def __init__(self, now: datetime = NOW) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, delta: timedelta) -> datetime:
-        self.now += delta
-        return self.now
-
-
-def ts(at: datetime) -> str:
-    """RFC 3339 in UTC with milliseconds and a Z, the way the service echoes times."""
-    at = at.astimezone(UTC)
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
-
-
-def game(
-    game_id: str,
-    a: str = "alice",
-    b: str = "bob",
-    *,
-    winner: str | None = FIRST,
-    played_at: datetime | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    """A submit body for a game between `a` and `b`; the first player wins unless told."""
-    body: dict[str, Any] = {
-        "game_id": game_id,
-        "players": [{"id": a}, {"id": b}],
-        "winner": a if winner == FIRST else winner,
-    }
-    if played_at is not None:
-        body["played_at"] = ts(played_at)
-    body.update(extra)
-    return body
+__all__ = ["DAY", "FIRST", "MS", "NOW", "WEEK", "FixedClock", "game", "ts"]
 
 
 def podium(

@@ -1,0 +1,1 @@
+"""Helpers shared by several test layers (pytest puts `tests/` on the path: pyproject.toml)."""
