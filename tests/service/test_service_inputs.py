@@ -223,3 +223,15 @@ def test_unknown_ladder_is_not_found_and_writes_nothing(
         assert "chess" in raised.value.message
         assert "backgammon" in raised.value.message  # says which ladders exist
     assert storage.commits == 0
+
+
+@pytest.mark.parametrize("played_at", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+14:00"])
+def test_a_timestamp_shifted_out_of_range_is_invalid_input(
+    service: RatingService, storage: InMemoryStorage, played_at: str
+) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        service.submit_game(
+            "backgammon", game("g-range", played_at=None, **{"played_at": played_at})
+        )
+    assert caught.value.field == "played_at"
+    assert storage.commits == 0

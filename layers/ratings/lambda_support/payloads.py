@@ -39,7 +39,13 @@ def parse_json_object(text: str | bytes, where: str = "body") -> dict[str, Any]:
 
 
 def queued_game(body: str) -> tuple[str, dict[str, Any]]:
-    """The ladder and the submit body of a games queue message (the submit body + "ladder")."""
+    """The ladder and the submit body of a games queue message (the submit body + "ladder").
+
+    The 64 KiB limit of the HTTP API holds for messages too (SQS itself would take 256 KiB).
+    """
+    size = body_size(body)
+    if size > MAX_BODY_BYTES:
+        raise PayloadTooLarge(size)
     game = parse_json_object(body, "message body")
     ladder = game.pop("ladder", None)
     if not isinstance(ladder, str):

@@ -125,8 +125,14 @@ def parse_timestamp(value: object, field: str) -> datetime:
             field,
             f"{field} must be an RFC 3339 timestamp with an offset, like 2026-11-29T12:00:00Z",
         )
+    try:
+        utc = parsed.astimezone(UTC)
+    except OverflowError:  # e.g. 9999-12-31T23:59:59-23:59 is past the last representable UTC
+        raise InvalidInput(
+            field, f"{field} must be a timestamp between the years 0001 and 9999 in UTC"
+        ) from None
     # Stored times are kept to the millisecond, so windows compare exactly what is stored.
-    return parsed.astimezone(UTC).replace(microsecond=parsed.microsecond // 1000 * 1000)
+    return utc.replace(microsecond=parsed.microsecond // 1000 * 1000)
 
 
 def check_future(at: datetime, now: datetime, field: str) -> None:
