@@ -229,9 +229,8 @@ def test_unknown_ladder_is_not_found_and_writes_nothing(
 def test_a_timestamp_shifted_out_of_range_is_invalid_input(
     service: RatingService, storage: InMemoryStorage, played_at: str
 ) -> None:
+    body = {**game("g-range"), "played_at": played_at}
     with pytest.raises(InvalidInput) as caught:
-        service.submit_game(
-            "backgammon", game("g-range", played_at=None, **{"played_at": played_at})
-        )
+        service.submit_game("backgammon", body)
     assert caught.value.field == "played_at"
     assert storage.commits == 0
