@@ -3,6 +3,13 @@
 Each function gets a pool of "containers": separate imports of its handler module, so two
 concurrent invocations never share a resolver or processor, and the first invocation of each
 container pays the import, as a cold start does. The shared layer (`ratings`) is imported once.
+
+One thing separate imports cannot separate: Powertools' HTTP resolvers keep the current
+request on a class attribute (`BaseRouter.current_event`), shared by every resolver in the
+process. Lambda runs each invocation in its own process, so this never bites there; here it
+would answer one request with another's body. A function with an Api event therefore runs
+one invocation at a time (`max_concurrency=1`); the HTTP server still accepts requests
+concurrently and they queue for the function.
 """
 
 import importlib.util
@@ -53,7 +60,9 @@ class LambdaContext:
 class LocalFunction:
     """One function of the template, invocable concurrently."""
 
-    def __init__(self, spec: FunctionSpec, root: Path, region: str, max_containers: int = 8):
+    def __init__(
+        self, spec: FunctionSpec, root: Path, region: str, max_concurrency: int | None = None
+    ):
         self.spec = spec
         self._region = region
         module_name, _, self._attribute = spec.handler.rpartition(".")
@@ -63,7 +72,10 @@ class LocalFunction:
         self._idle: list[Handler] = []
         self._containers = 0
         self._lock = threading.Lock()
-        self._slots = threading.Semaphore(max_containers)
+        if max_concurrency is None:
+            max_concurrency = 1 if "Api" in spec.triggers() else 8
+        self.max_concurrency = max_concurrency
+        self._slots = threading.Semaphore(max_concurrency)
 
     @property
     def logical_id(self) -> str:
@@ -82,6 +94,13 @@ class LocalFunction:
         loader_spec.loader.exec_module(module)
         handler: Handler = getattr(module, self._attribute)
         return handler
+
+    def warm(self) -> None:
+        """Load one container now (in the caller's thread), so that the libraries the handler
+        imports are imported once, before invocations on several threads could race for it."""
+        handler = self._new_container()
+        with self._lock:
+            self._idle.append(handler)
 
     def invoke(self, event: dict[str, Any]) -> Any:
         """Run the handler once on `event` in an idle container (or a new one)."""

@@ -88,6 +88,8 @@ class LocalStack:
             # One process hosts every function: their variables share one environment.
             os.environ.update({name: str(value) for name, value in environment.items()})
             self.functions[logical_id] = LocalFunction(function, REPO_ROOT, region)
+        for local_function in self.functions.values():
+            local_function.warm()
         self._start_consumers()
         self._start_schedules()
         api = self._api_function()
