@@ -18,6 +18,7 @@ All three lean on moto internals of the pinned version (MOTO_VERSION); tests che
 the behaviour, so an upgrade that changes them fails loudly instead of silently.
 """
 
+import contextlib
 import copy
 import io
 import json
@@ -25,7 +26,7 @@ import random
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,7 +143,7 @@ class SerializedApp:
 
     def __init__(self, app: WsgiApp, poll_interval: float = 0.05) -> None:
         self._app = app
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
         self._poll_interval = poll_interval
         #: Transient DynamoDB failures to inject (None: none).
         self.faults: FaultPlan | None = None
@@ -150,7 +151,7 @@ class SerializedApp:
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
         target = str(environ.get("HTTP_X_AMZ_TARGET", ""))
         if self.faults is not None and target.startswith("DynamoDB_"):
-            with self._lock:
+            with self.lock:
                 fault = self.faults.draw(target.partition(".")[2])
                 if fault == "internal_after":
                     list(self._app(environ, lambda *args, **kwargs: lambda data: None))
@@ -158,7 +159,7 @@ class SerializedApp:
                 return _fault_response(fault, start_response)
         wait = _long_poll_seconds(environ)
         if wait <= 0:
-            with self._lock:
+            with self.lock:
                 # Materialise the body inside the lock: moto may build it lazily.
                 return list(self._app(environ, start_response))
         deadline = time.monotonic() + wait
@@ -177,7 +178,7 @@ class SerializedApp:
             status[:] = [code, headers, exc_info]
             return lambda data: None
 
-        with self._lock:
+        with self.lock:
             body = list(self._app(dict(environ, **{"wsgi.input": _body(environ)}), capture))
         return status, body
 
@@ -350,6 +351,14 @@ class EmulatedAws:
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
         self._app: SerializedApp | None = None
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold off every request while the caller works on moto's state in-process
+        (benchmarks filling a table directly, for instance)."""
+        assert self._app is not None, "start() first"
+        with self._app.lock:
+            yield
 
     @property
     def faults(self) -> FaultPlan | None:

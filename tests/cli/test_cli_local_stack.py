@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.stack import running_stack
 
-from ratings import wiring
-from ratings_local.stack import LocalStack, Options
+from ratings_local.stack import LocalStack
 
 from .kit import backgammon_bodies, read_jsonl, run
 
@@ -37,16 +37,8 @@ def call(url: str, body: object | None = None) -> Any:
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[LocalStack]:
-    saved = dict(os.environ)  # the stack sets AWS_* and the functions' variables
-    stack = LocalStack(Options(port=0, aws_port=0, schedule_interval=3600))
-    try:
-        stack.start()
-        yield stack
-    finally:
-        stack.stop()
-        os.environ.clear()
-        os.environ.update(saved)
-        wiring.reset()
+    with running_stack() as local:
+        yield local
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ any headers), api.md's error body, and a digest of everything the table holds.""
 import hashlib
 import http.client
 import json
-import os
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -13,9 +12,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import boto3
+import support.stack
 
-from ratings import wiring
-from ratings_local.stack import LocalStack, Options
+from ratings_local.stack import LocalStack
 
 #: The API key every hostile stack is started with (the local gateway checks it).
 API_KEY = "hostile-test-key"
@@ -24,17 +23,9 @@ JSON = {"content-type": "application/json"}
 
 @contextmanager
 def running_stack(api_key: str | None = API_KEY) -> Iterator[LocalStack]:
-    """A local stack on free ports; the process environment is put back afterwards."""
-    saved = dict(os.environ)
-    local = LocalStack(Options(port=0, aws_port=0, schedule_interval=3600, api_key=api_key))
-    try:
-        local.start()
+    """A local stack on free ports that checks `api_key`."""
+    with support.stack.running_stack(api_key=api_key) as local:
         yield local
-    finally:
-        local.stop()
-        os.environ.clear()
-        os.environ.update(saved)
-        wiring.reset()
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-import boto3
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.stack import sqs_client
 
 from ratings_local.stack import LocalStack, sqs_record
 
@@ -86,14 +86,7 @@ bodies = st.one_of(
 
 @pytest.fixture(scope="module")
 def sqs(stack: LocalStack) -> Any:
-    endpoints = stack.endpoints()
-    return boto3.client(
-        "sqs",
-        endpoint_url=endpoints["aws_endpoint_url"],
-        region_name=endpoints["region"],
-        aws_access_key_id="local",
-        aws_secret_access_key="local",
-    )
+    return sqs_client(stack)
 
 
 def invoke(stack: LocalStack, messages: list[str]) -> tuple[dict[str, Any], list[str]]:

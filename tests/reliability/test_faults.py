@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from support.stack import sqs_client
 
 from ratings import wiring
 from ratings_local.aws import FaultPlan
 from ratings_local.stack import LocalStack, sqs_record
-from reliability.conftest import sqs_client
 from reliability.kit import (
     LADDER,
     Client,

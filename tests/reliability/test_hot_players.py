@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from support.stack import sqs_client
 
 from ratings import wiring
 from ratings_local.stack import LocalStack
-from reliability.conftest import sqs_client
 from reliability.kit import (
     Client,
     deliver,
