@@ -38,7 +38,7 @@ def award(message: "MessageTypeDef", dlq_url: str) -> str:
     """Award one podium message; the outcome says whether it may be deleted."""
     logger.set_correlation_id(message["MessageId"])
     try:
-        podium = payloads.parse_json_object(message["Body"], "message body")
+        podium = payloads.queued_object(message["Body"])
         if isinstance(podium.get("tournament_id"), str):
             logger.append_keys(tournament_id=podium["tournament_id"])
         service = wiring.service()

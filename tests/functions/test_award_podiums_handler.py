@@ -120,6 +120,21 @@ def test_a_podium_reused_with_other_places_goes_to_the_dlq(
     assert (rating("alice"), rating("bob")) == (1550, 1525)  # the first podium, once
 
 
+def test_a_message_over_64_kib_goes_to_the_dlq_unread(
+    award_podiums: ModuleType, stack: Stack
+) -> None:
+    text = json.dumps(podium("t-big", "alice", "bob"))
+    padded = text + " " * (64 * 1024 + 1 - len(text))
+    send(stack, padded)
+
+    summary = run(award_podiums)
+
+    assert (summary["dead_lettered"], summary["awarded"]) == (1, 0)
+    (letter,) = dead_letters(stack)
+    assert letter["reason"] == "payload_too_large"
+    assert rating("alice") == 1500  # nothing awarded
+
+
 def test_a_transient_failure_leaves_the_message_for_a_later_run(
     award_podiums: ModuleType, stack: Stack
 ) -> None:

@@ -38,15 +38,20 @@ def parse_json_object(text: str | bytes, where: str = "body") -> dict[str, Any]:
     return value
 
 
-def queued_game(body: str) -> tuple[str, dict[str, Any]]:
-    """The ladder and the submit body of a games queue message (the submit body + "ladder").
+def queued_object(body: str) -> dict[str, Any]:
+    """A queue message's JSON object body.
 
     The 64 KiB limit of the HTTP API holds for messages too (SQS itself would take 256 KiB).
     """
     size = body_size(body)
     if size > MAX_BODY_BYTES:
         raise PayloadTooLarge(size)
-    game = parse_json_object(body, "message body")
+    return parse_json_object(body, "message body")
+
+
+def queued_game(body: str) -> tuple[str, dict[str, Any]]:
+    """The ladder and the submit body of a games queue message (the submit body + "ladder")."""
+    game = queued_object(body)
     ladder = game.pop("ladder", None)
     if not isinstance(ladder, str):
         raise InvalidInput("ladder", "ladder is required: a ladder id, like backgammon")
