@@ -57,8 +57,8 @@ def list_ladders() -> JsonObject:
     responses=schemas.responses(201, schemas.GameResult, "Rated and stored", 400, 404, 409, 413),
 )
 def submit_game(ladder: str, game: GameBody) -> Response[JsonObject]:
-    if isinstance(game, dict) and isinstance(game.get("game_id"), str):
-        logger.append_keys(game_id=game["game_id"])
+    if isinstance(game, dict) and (game_id := telemetry.loggable_id(game.get("game_id"))):
+        logger.append_keys(game_id=game_id)
     service = wiring.service()
     with telemetry.counting_retries(metrics, service):
         submitted = service.submit_game(ladder, game)

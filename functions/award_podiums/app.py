@@ -39,8 +39,8 @@ def award(message: "MessageTypeDef", dlq_url: str) -> str:
     logger.set_correlation_id(message["MessageId"])
     try:
         podium = payloads.queued_object(message["Body"])
-        if isinstance(podium.get("tournament_id"), str):
-            logger.append_keys(tournament_id=podium["tournament_id"])
+        if tournament_id := telemetry.loggable_id(podium.get("tournament_id")):
+            logger.append_keys(tournament_id=tournament_id)
         service = wiring.service()
         with telemetry.counting_retries(metrics, service):
             submitted = service.award_podium(podium)

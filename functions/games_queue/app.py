@@ -36,8 +36,8 @@ def rate_game(record: SQSRecord) -> None:
     logger.set_correlation_id(record.message_id)
     try:
         ladder, game = payloads.queued_game(record.body)
-        if isinstance(game.get("game_id"), str):
-            logger.append_keys(game_id=game["game_id"])
+        if game_id := telemetry.loggable_id(game.get("game_id")):
+            logger.append_keys(game_id=game_id)
         service = wiring.service()
         with telemetry.counting_retries(metrics, service):
             submitted = service.submit_game(ladder, game)

@@ -7,6 +7,7 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 from pynamodb.exceptions import GetError, QueryError, VerboseClientError
 
+from ratings.lambda_support import telemetry
 from ratings.lambda_support.payloads import (
     body_size,
     parse_json,
@@ -164,3 +165,12 @@ def test_a_body_with_a_json_content_type_and_charset_is_accepted() -> None:
 )
 def test_tracing_is_on_only_in_lambda(env: dict[str, str], enabled: bool) -> None:
     assert tracing_enabled(env) is enabled
+
+
+@pytest.mark.parametrize(
+    ("value", "logged"),
+    [("g-000123", "g-000123"), ("a" * 128, "a" * 128), ("a" * 129, None), ("x y", None),
+     ("", None), (42, None), (None, None), ("g\nforged", None)],
+)  # fmt: skip
+def test_only_well_formed_ids_reach_the_log_keys(value: object, logged: str | None) -> None:
+    assert telemetry.loggable_id(value) == logged

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from aws_lambda_powertools import Metrics, single_metric
 from aws_lambda_powertools.metrics import MetricUnit
 
+from ratings.service.inputs import ID_PATTERN
 from ratings.service.usecases import RatingService, Submitted
 
 GAMES_RATED = "GamesRated"
@@ -55,3 +56,11 @@ def counting_retries(metrics: Metrics, service: RatingService) -> Iterator[Ratin
         retried = service.retries - before
         if retried:
             count(metrics, CONFLICTS_RETRIED, retried)
+
+
+def loggable_id(value: object) -> str | None:
+    """`value` if it is a well-formed id (game, tournament), else None: what a caller sends
+    reaches the log keys only once it has the shape of an id."""
+    if isinstance(value, str) and ID_PATTERN.fullmatch(value):
+        return value
+    return None
