@@ -4,9 +4,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from support.stack import running_stack, sqs_client
+from support.stack import Client, running_stack, sqs_client
 
-from e2e.stackkit import Client
 from ratings_local.stack import LocalStack
 
 

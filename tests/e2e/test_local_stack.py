@@ -5,8 +5,8 @@ import uuid
 from typing import Any
 
 import pytest
+from support.stack import Client, wait_for
 
-from e2e.stackkit import Client, wait_for
 from ratings_local.stack import LocalStack
 
 pytestmark = pytest.mark.xdist_group("local_stack")

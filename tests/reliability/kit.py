@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from support import stack
+
 from ratings.rules import Game, PlayerState
 from ratings.rules.gammon42 import VERSIONS
 
@@ -35,26 +37,11 @@ RETRYABLE = frozenset({429, 500, 502, 503, 504})
 
 
 @dataclass
-class Client:
-    """The local API over urllib; `submit` retries like a well-behaved game backend."""
+class Client(stack.Client):
+    """The local API; `submit` and `get` retry like a well-behaved game backend."""
 
-    api_url: str
     statuses: Counter[int] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        headers = {"content-type": "application/json"}
-        request = urllib.request.Request(self.api_url + path, data, headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                status, raw = response.status, response.read()
-        except urllib.error.HTTPError as error:
-            status, raw = error.code, error.read()
-        try:
-            return status, json.loads(raw)
-        except ValueError:
-            return status, raw.decode(errors="replace")
 
     def submit(self, game: Mapping[str, Any], attempts: int = 30) -> tuple[int, Any, list[int]]:
         """POST a game until it is answered with something final; every status is counted."""

@@ -6,9 +6,14 @@ service built once per process), so later tests in the same worker must not see 
 using it are marked `xdist_group("local_stack")` (and `make test` runs with --dist loadgroup).
 """
 
+import json
 import os
-from collections.abc import Iterator
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import boto3
@@ -43,3 +48,39 @@ def sqs_client(stack: LocalStack) -> Any:
         aws_access_key_id="local",
         aws_secret_access_key="local",
     )
+
+
+@dataclass
+class Client:
+    """The local API over urllib: (status, JSON body or text) for any request."""
+
+    api_url: str
+    api_key: str | None = None
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"content-type": "application/json"}
+        if self.api_key is not None:
+            headers["x-api-key"] = self.api_key
+        request = urllib.request.Request(self.api_url + path, data, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                status, raw = response.status, response.read()
+        except urllib.error.HTTPError as error:
+            status, raw = error.code, error.read()
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode(errors="replace")
+
+
+def wait_for(condition: Callable[[], Any], timeout: float = 30.0) -> Any:
+    """Poll `condition` until it returns something truthy (consumers run in the background)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(0.2)
