@@ -5,7 +5,7 @@ import uuid
 from typing import Any
 
 import pytest
-from support.stack import Client, wait_for
+from support.stack import Client, queue_depth, wait_for
 
 from ratings_local.stack import LocalStack
 
@@ -14,16 +14,6 @@ pytestmark = pytest.mark.xdist_group("local_stack")
 
 def unique(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
-
-
-def queue_depth(sqs: Any, url: str) -> int:
-    attributes = sqs.get_queue_attributes(
-        QueueUrl=url,
-        AttributeNames=["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
-    )["Attributes"]
-    return int(attributes["ApproximateNumberOfMessages"]) + int(
-        attributes["ApproximateNumberOfMessagesNotVisible"]
-    )
 
 
 def test_endpoints_say_what_runs_where(stack: LocalStack, client: Client) -> None:

@@ -197,29 +197,6 @@ def deliver(
 # Queues ------------------------------------------------------------------------------------
 
 
-def queue_depth(sqs: Any, url: str) -> int:
-    attributes = sqs.get_queue_attributes(
-        QueueUrl=url,
-        AttributeNames=[
-            "ApproximateNumberOfMessages",
-            "ApproximateNumberOfMessagesNotVisible",
-            "ApproximateNumberOfMessagesDelayed",
-        ],
-    )["Attributes"]
-    return sum(int(value) for value in attributes.values())
-
-
-def wait_for(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what or condition}")
-        time.sleep(0.2)
-
-
 def drain_bodies(sqs: Any, url: str) -> list[str]:
     """Every message body now in `url`, each received and deleted once."""
     bodies: list[str] = []

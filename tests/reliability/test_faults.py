@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from support.stack import sqs_client
+from support.stack import queue_depth, sqs_client, wait_for
 
 from ratings import wiring
 from ratings_local.aws import FaultPlan
@@ -26,10 +26,8 @@ from reliability.kit import (
     drain_bodies,
     make_games,
     plan_deliveries,
-    queue_depth,
     summary,
     verify,
-    wait_for,
 )
 
 pytestmark = pytest.mark.xdist_group("local_stack")

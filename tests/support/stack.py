@@ -74,7 +74,7 @@ class Client:
             return status, raw.decode(errors="replace")
 
 
-def wait_for(condition: Callable[[], Any], timeout: float = 30.0) -> Any:
+def wait_for(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
     """Poll `condition` until it returns something truthy (consumers run in the background)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -82,5 +82,18 @@ def wait_for(condition: Callable[[], Any], timeout: float = 30.0) -> Any:
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
+            raise AssertionError(f"not within {timeout} s: {what or condition}")
         time.sleep(0.2)
+
+
+def queue_depth(sqs: Any, url: str) -> int:
+    """Messages in `url`: visible, in flight and delayed."""
+    attributes = sqs.get_queue_attributes(
+        QueueUrl=url,
+        AttributeNames=[
+            "ApproximateNumberOfMessages",
+            "ApproximateNumberOfMessagesNotVisible",
+            "ApproximateNumberOfMessagesDelayed",
+        ],
+    )["Attributes"]
+    return sum(int(value) for value in attributes.values())
