@@ -176,7 +176,8 @@ class RatingService:
             else:
                 recent = self._recent(ladder, ruleset, record, game.played_at)
             states.append(PlayerState(record.player_id, rating, ranked_games, recent))
-        result, _rating = self._evaluate(ladder, ruleset, game, states)
+        reason = self._unranked_reason(game)
+        result, _rating = self._evaluate(ladder, ruleset, game, states, reason)
         result["preview"] = True
         return result
 
@@ -210,7 +211,7 @@ class RatingService:
             )
             for record in records
         ]
-        result, rating = self._evaluate(ladder, ruleset, game, states)
+        result, rating = self._evaluate(ladder, ruleset, game, states, reason)
         writes = []
         if rating is not None:
             writes = [
@@ -257,9 +258,15 @@ class RatingService:
         return unranked_reason(game.mode, bots, networks)
 
     def _evaluate(
-        self, ladder: Ladder, ruleset: Ruleset, game: GameInput, states: Sequence[PlayerState]
+        self,
+        ladder: Ladder,
+        ruleset: Ruleset,
+        game: GameInput,
+        states: Sequence[PlayerState],
+        reason: str | None,
     ) -> tuple[JsonObject, Rating | None]:
-        """The result document of a game under `ruleset`, and the rating when it is ranked."""
+        """The result document of a game under `ruleset`, and the rating unless `reason`
+        (why the game is unranked) is given."""
         winner = game.winner
         if winner is not None:  # the winner as resolved (an anonymous id may be an account)
             winner = states[[p.player_id for p in game.players].index(winner)].player_id
@@ -276,7 +283,6 @@ class RatingService:
             stats=stats,
         )
         ruleset.validate(rules_game)
-        reason = self._unranked_reason(game)
         rating = None if reason else ruleset.rate(rules_game)
         players = []
         for index, (player, state) in enumerate(zip(game.players, states, strict=True)):
