@@ -4,6 +4,12 @@ Routes parse nothing themselves: bodies and parameters go to the use case as sen
 service's parsers say what is wrong. Every error becomes api.md's error body in `answer_error`.
 """
 
+from ratings.lambda_support import startup
+
+startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+
+# isort: split
+
 from functools import cache
 from typing import Annotated, Any
 
@@ -212,6 +218,7 @@ def enable_swagger() -> None:
 # Entry point ----------------------------------------------------------------------------
 
 
+@startup.resumes_collector
 @logger.inject_lambda_context(
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )

@@ -7,6 +7,12 @@ a transient failure stays in the queue for a later run, and the redrive policy d
 after maxReceiveCount tries.
 """
 
+from ratings.lambda_support import startup
+
+startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+
+# isort: split
+
 import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
@@ -102,6 +108,7 @@ def drain(queue_url: str, dlq_url: str, deadline: float) -> Counter[str]:
     return outcomes
 
 
+@startup.resumes_collector
 @logger.inject_lambda_context(correlation_id_path="id", clear_state=True)
 @tracer.capture_lambda_handler
 @metrics.log_metrics

@@ -6,6 +6,12 @@ its reason and counts as done; a transient failure fails the record alone, so SQ
 it, and the queue's redrive policy dead-letters it after maxReceiveCount tries.
 """
 
+from ratings.lambda_support import startup
+
+startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+
+# isort: split
+
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
@@ -70,6 +76,7 @@ def dead_letter(record: SQSRecord, error: Exception, problem: Problem) -> None:
     )
 
 
+@startup.resumes_collector
 @logger.inject_lambda_context(clear_state=True)
 @tracer.capture_lambda_handler
 @metrics.log_metrics

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from .lambdakit import ROOT
+from .lambdakit import ROOT, rest_event, scheduled_event, sqs_event
 
 IMPORT_AND_REPORT = """
 import importlib.util, json, sys
@@ -48,3 +48,70 @@ def test_importing_a_handler_defers_clients_and_heavy_modules(function: str) -> 
     loaded = set(json.loads(result.stdout))
     unwanted = DEFERRED | (NOT_FOR_QUEUES if function != "api" else set())
     assert loaded & unwanted == set()
+
+
+INVOKE_ONCE = """
+import gc, importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("handler", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+paused = not gc.isenabled()
+
+class Context:
+    function_name = "startup-test"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:startup-test"
+    aws_request_id = "startup-test"
+    def get_remaining_time_in_millis(self):
+        return 60_000
+
+try:
+    module.lambda_handler(json.loads(sys.argv[2]), Context())
+    outcome = "answered"
+except Exception as error:
+    outcome = type(error).__name__
+print(json.dumps({"paused_by_import": paused, "collecting_after": gc.isenabled(),
+                  "frozen": gc.get_freeze_count(), "outcome": outcome}))
+"""
+#: One event per function that needs no AWS: the ladders (no table), a record that is not
+#: JSON (dead-lettering it fails without a DLQ: a batch item failure), and a run without its
+#: queue's URL (the handler raises: the collector must resume however the invocation ends).
+FIRST_EVENTS = {
+    "api": (rest_event("GET", "/v1/ladders"), "answered"),
+    "games_queue": (sqs_event("arn:aws:sqs:us-east-1:123456789012:games", ["{"]), "answered"),
+    "award_podiums": (scheduled_event(), "RuntimeError"),
+}
+
+
+@pytest.mark.parametrize("in_lambda", [True, False], ids=["in Lambda", "elsewhere"])
+@pytest.mark.parametrize("function", sorted(FIRST_EVENTS))
+def test_the_collector_waits_for_the_first_answer_in_lambda_only(
+    function: str, in_lambda: bool
+) -> None:
+    event, expected_outcome = FIRST_EVENTS[function]
+    env = {
+        "PATH": "",
+        "POWERTOOLS_SERVICE_NAME": "elo-ratings",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "RATINGS_TABLE": "startup-test",
+    }
+    if in_lambda:
+        env["AWS_LAMBDA_FUNCTION_NAME"] = "startup-test"
+    path = ROOT / "functions" / function / "app.py"
+
+    result = subprocess.run(
+        [sys.executable, "-c", INVOKE_ONCE, str(path), json.dumps(event)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["outcome"] == expected_outcome
+    assert report["paused_by_import"] is in_lambda
+    assert report["collecting_after"] is True
+    # In Lambda, what start-up built is frozen out of later collections; elsewhere not.
+    assert (report["frozen"] > 10_000) is in_lambda
