@@ -29,6 +29,7 @@ from ratings import wiring
 from ratings.lambda_support import payloads, schemas, telemetry
 from ratings.lambda_support.problems import Problem, problem_for
 from ratings.lambda_support.tracing import make_tracer
+from ratings.service.usecases import describe_ladders
 
 logger = Logger()
 tracer = make_tracer()
@@ -54,7 +55,7 @@ Cursor = Annotated[
     responses=schemas.responses(200, schemas.Ladders, "The configured ladders"),
 )
 def list_ladders() -> JsonObject:
-    return wiring.service().ladders()
+    return describe_ladders(wiring.LADDERS)  # configuration only: no table, no client
 
 
 @app.post(

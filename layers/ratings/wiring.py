@@ -15,6 +15,9 @@ from ratings.service.usecases import RatingService, Settings
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
 
+#: The ladders this deployment serves.
+LADDERS = DEFAULT_LADDERS
+
 
 def build_service(config: Config) -> RatingService:
     from ratings.storage.dynamodb import DynamoStorage
@@ -27,7 +30,7 @@ def build_service(config: Config) -> RatingService:
     )
     retention = timedelta(days=config.retention_days)
     settings = Settings(history_retention=retention, game_retention=retention)
-    return RatingService(storage, DEFAULT_LADDERS, settings=settings)
+    return RatingService(storage, LADDERS, settings=settings)
 
 
 @cache

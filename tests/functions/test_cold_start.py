@@ -71,7 +71,8 @@ try:
 except Exception as error:
     outcome = type(error).__name__
 print(json.dumps({"paused_by_import": paused, "collecting_after": gc.isenabled(),
-                  "frozen": gc.get_freeze_count(), "outcome": outcome}))
+                  "frozen": gc.get_freeze_count(), "outcome": outcome,
+                  "storage_loaded": "pynamodb" in sys.modules}))
 """
 #: One event per function that needs no AWS: the ladders (no table), a record that is not
 #: JSON (dead-lettering it fails without a DLQ: a batch item failure), and a run without its
@@ -115,3 +116,5 @@ def test_the_collector_waits_for_the_first_answer_in_lambda_only(
     assert report["collecting_after"] is True
     # In Lambda, what start-up built is frozen out of later collections; elsewhere not.
     assert (report["frozen"] > 10_000) is in_lambda
+    if function == "api":  # the ladders are configuration: no table, no AWS SDK
+        assert report["storage_loaded"] is False

@@ -94,6 +94,24 @@ class Submitted:
     created: bool
 
 
+def describe_ladders(ladders: Mapping[str, Ladder]) -> JsonObject:
+    """The ladders, their rulesets and parameters (GET /v1/ladders): configuration only, so
+    it needs no storage."""
+    return {
+        "ladders": [
+            {
+                "id": ladder.ladder_id,
+                "ruleset": ladder.ruleset.name,
+                "version": ladder.ruleset.version,
+                "starting_rating": ladder.starting_rating,
+                "podium_bonuses": list(ladder.podium_bonuses),
+                "parameters": dict(ladder.ruleset.parameters()),
+            }
+            for ladder in ladders.values()
+        ]
+    }
+
+
 class RatingService:
     """The rating service's use cases over an injected storage and ladder configuration."""
 
@@ -123,19 +141,7 @@ class RatingService:
     # Ladders -----------------------------------------------------------------------------
 
     def ladders(self) -> JsonObject:
-        return {
-            "ladders": [
-                {
-                    "id": ladder.ladder_id,
-                    "ruleset": ladder.ruleset.name,
-                    "version": ladder.ruleset.version,
-                    "starting_rating": ladder.starting_rating,
-                    "podium_bonuses": list(ladder.podium_bonuses),
-                    "parameters": dict(ladder.ruleset.parameters()),
-                }
-                for ladder in self._ladders.values()
-            ]
-        }
+        return describe_ladders(self._ladders)
 
     def ladder(self, ladder_id: str) -> Ladder:
         ladder = self._ladders.get(ladder_id)
