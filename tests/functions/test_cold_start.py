@@ -24,6 +24,7 @@ print(json.dumps(sorted(sys.modules)))
 DEFERRED = {
     "boto3",  # the SQS client of the queue functions
     "botocore.session",  # any AWS client
+    "botocore.client",
     "pynamodb",  # the table, when the service is built
     "aws_xray_sdk.core",  # only where tracing is on
     "aws_lambda_powertools.event_handler.openapi.models",  # only for /swagger
@@ -118,3 +119,63 @@ def test_the_collector_waits_for_the_first_answer_in_lambda_only(
     assert (report["frozen"] > 10_000) is in_lambda
     if function == "api":  # the ladders are configuration: no table, no AWS SDK
         assert report["storage_loaded"] is False
+
+
+TRACED_LADDERS_THEN_STORAGE = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("handler", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+
+class Context:
+    function_name = "tracing-test"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:tracing-test"
+    aws_request_id = "tracing-test"
+    def get_remaining_time_in_millis(self):
+        return 60_000
+
+answer = module.lambda_handler(json.loads(sys.argv[2]), Context())
+report = {"status": answer["statusCode"], "provider": type(module.tracer.provider).__name__,
+          "botocore_after_ladders": "botocore.client" in sys.modules}
+from ratings import wiring
+wiring.storage()
+import botocore.client
+report["botocore_patched"] = hasattr(botocore.client.BaseClient._make_api_call, "__wrapped__")
+print(json.dumps(report))
+"""
+
+
+def test_traced_handlers_patch_botocore_when_the_first_client_is_made() -> None:
+    env = {
+        "PATH": "",
+        "POWERTOOLS_SERVICE_NAME": "elo-ratings",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "RATINGS_TABLE": "tracing-test",
+        # What Lambda sets: tracing is on, and segments go to a daemon address over UDP.
+        "AWS_LAMBDA_FUNCTION_NAME": "tracing-test",
+        "LAMBDA_TASK_ROOT": str(ROOT / "functions" / "api"),
+        "_X_AMZN_TRACE_ID": (
+            "Root=1-67490000-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1"
+        ),
+        "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
+    }
+    path = ROOT / "functions" / "api" / "app.py"
+    event = rest_event("GET", "/v1/ladders")
+
+    result = subprocess.run(
+        [sys.executable, "-c", TRACED_LADDERS_THEN_STORAGE, str(path), json.dumps(event)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report == {
+        "status": 200,
+        "provider": "AsyncAWSXRayRecorder",  # the real X-Ray tracer, not the no-op one
+        "botocore_after_ladders": False,  # (Powertools imports the bare package, not the SDK)
+        "botocore_patched": True,
+    }
