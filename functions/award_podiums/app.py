@@ -105,6 +105,8 @@ def drain(queue_url: str, dlq_url: str, deadline: float) -> Counter[str]:
             outcomes["undeleted"] += undeleted
             queues.release(queue_url, unhandled)
             outcomes["released"] += len(unhandled)
+        # A first run may drain for minutes: collect from its second batch on (see startup).
+        startup.resume_collector()
     return outcomes
 
 

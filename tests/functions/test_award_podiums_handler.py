@@ -1,6 +1,7 @@
 """The AwardPodiums function: a scheduled drain of the podium queue that awards each podium
 once, deletes only what is settled, dead-letters invalid podiums and keeps to its budget."""
 
+import gc
 import io
 import json
 from types import ModuleType
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from ratings import wiring
-from ratings.lambda_support import queues
+from ratings.lambda_support import queues, startup
 
 from .conftest import Stack
 from .lambdakit import (
@@ -180,3 +181,29 @@ def test_no_time_left_means_no_receive(award_podiums: ModuleType, stack: Stack) 
 
 def test_an_empty_queue_is_a_quiet_run(award_podiums: ModuleType, stack: Stack) -> None:
     assert sum(run(award_podiums).values()) == 0
+
+
+def test_a_first_run_collects_garbage_again_from_its_second_batch(
+    award_podiums: ModuleType, stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As in a Lambda cold start: the handler module paused the collector (see startup).
+    collecting: list[bool] = []
+    award = award_podiums.award
+
+    def watched_award(*args: Any) -> str:
+        collecting.append(gc.isenabled())
+        outcome: str = award(*args)
+        return outcome
+
+    monkeypatch.setattr(award_podiums, "award", watched_award)
+    send(stack, *(json.dumps(podium(f"t-gc-{n}", f"gc{n}")) for n in range(15)))
+    gc.disable()
+    monkeypatch.setattr(startup, "_paused", True)
+    try:
+        summary = run(award_podiums)
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+    assert summary["awarded"] == 15
+    assert collecting == [False] * 10 + [True] * 5  # receives are capped at 10 messages
