@@ -1,28 +1,69 @@
-"""What importing a handler costs: a cold start loads only what every request needs.
+"""What a cold start does: it loads only what the request needs, and in Lambda it runs
+without the garbage collector until the first answer.
 
 Measured in a fresh interpreter, like a new Lambda container: no client is made and no AWS
-SDK session exists until a request needs one, the X-Ray SDK stays out while nothing is traced,
-and the OpenAPI document's models load only for /swagger.
+SDK session exists until a request needs one, the X-Ray SDK stays out while nothing is traced
+and botocore is patched only when the first client is made where it is, and the OpenAPI
+document's models load only for /swagger.
 """
 
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
 from .lambdakit import ROOT, rest_event, scheduled_event, sqs_event
 
-IMPORT_AND_REPORT = """
-import importlib.util, json, sys
+#: What every snippet starts with: the handler module loaded as Lambda loads it, and a context.
+LOAD_HANDLER = """
+import gc, importlib.util, json, sys
 spec = importlib.util.spec_from_file_location("handler", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-print(json.dumps(sorted(sys.modules)))
+
+class Context:
+    function_name = "cold-start-test"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:cold-start-test"
+    aws_request_id = "cold-start-test"
+    def get_remaining_time_in_millis(self):
+        return 60_000
 """
+BASE_ENV = {
+    "PATH": "",
+    "POWERTOOLS_SERVICE_NAME": "elo-ratings",
+    "POWERTOOLS_METRICS_DISABLED": "true",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "RATINGS_TABLE": "cold-start-test",
+}
+#: What Lambda sets that the code looks at; tracing is on, segments go to nowhere over UDP.
+LAMBDA_ENV = {
+    "AWS_LAMBDA_FUNCTION_NAME": "cold-start-test",
+    "_X_AMZN_TRACE_ID": (
+        "Root=1-67490000-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1"
+    ),
+    "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
+}
+
+
+def run_fresh(snippet: str, function: str, env: dict[str, str], *args: Any) -> Any:
+    """Run LOAD_HANDLER + `snippet` for functions/<function>/app.py; its last line, as JSON."""
+    path = ROOT / "functions" / function / "app.py"
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_HANDLER + snippet, str(path), *map(json.dumps, args)],
+        capture_output=True,
+        text=True,
+        env={**BASE_ENV, **env},
+        check=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 #: Loaded by the first request that needs them, never by the import.
 DEFERRED = {
-    "boto3",  # the SQS client of the queue functions
+    "boto3",  # never: the SQS client comes from botocore directly
     "botocore.session",  # any AWS client
     "botocore.client",
     "pynamodb",  # the table, when the service is built
@@ -35,37 +76,14 @@ NOT_FOR_QUEUES = {"pydantic"}
 
 @pytest.mark.parametrize("function", ["api", "games_queue", "award_podiums"])
 def test_importing_a_handler_defers_clients_and_heavy_modules(function: str) -> None:
-    env = {"PATH": "", "POWERTOOLS_SERVICE_NAME": "elo-ratings", "AWS_DEFAULT_REGION": "us-east-1"}
-    path = ROOT / "functions" / function / "app.py"
+    loaded = set(run_fresh("print(json.dumps(sorted(sys.modules)))", function, {}))
 
-    result = subprocess.run(
-        [sys.executable, "-c", IMPORT_AND_REPORT, str(path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-
-    loaded = set(json.loads(result.stdout))
     unwanted = DEFERRED | (NOT_FOR_QUEUES if function != "api" else set())
     assert loaded & unwanted == set()
 
 
 INVOKE_ONCE = """
-import gc, importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("handler", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
 paused = not gc.isenabled()
-
-class Context:
-    function_name = "startup-test"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:startup-test"
-    aws_request_id = "startup-test"
-    def get_remaining_time_in_millis(self):
-        return 60_000
-
 try:
     module.lambda_handler(json.loads(sys.argv[2]), Context())
     outcome = "answered"
@@ -91,27 +109,12 @@ def test_the_collector_waits_for_the_first_answer_in_lambda_only(
     function: str, in_lambda: bool
 ) -> None:
     event, expected_outcome = FIRST_EVENTS[function]
-    env = {
-        "PATH": "",
-        "POWERTOOLS_SERVICE_NAME": "elo-ratings",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "POWERTOOLS_TRACE_DISABLED": "true",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "RATINGS_TABLE": "startup-test",
-    }
+    env = {"POWERTOOLS_TRACE_DISABLED": "true"}
     if in_lambda:
-        env["AWS_LAMBDA_FUNCTION_NAME"] = "startup-test"
-    path = ROOT / "functions" / function / "app.py"
+        env["AWS_LAMBDA_FUNCTION_NAME"] = "cold-start-test"
 
-    result = subprocess.run(
-        [sys.executable, "-c", INVOKE_ONCE, str(path), json.dumps(event)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    report = run_fresh(INVOKE_ONCE, function, env, event)
 
-    report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["outcome"] == expected_outcome
     assert report["paused_by_import"] is in_lambda
     assert report["collecting_after"] is True
@@ -121,20 +124,7 @@ def test_the_collector_waits_for_the_first_answer_in_lambda_only(
         assert report["storage_loaded"] is False
 
 
-TRACED_LADDERS_THEN_STORAGE = """
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("handler", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-
-class Context:
-    function_name = "tracing-test"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:tracing-test"
-    aws_request_id = "tracing-test"
-    def get_remaining_time_in_millis(self):
-        return 60_000
-
+LADDERS_THEN_STORAGE = """
 answer = module.lambda_handler(json.loads(sys.argv[2]), Context())
 report = {"status": answer["statusCode"], "provider": type(module.tracer.provider).__name__,
           "botocore_after_ladders": "botocore.client" in sys.modules}
@@ -147,32 +137,10 @@ print(json.dumps(report))
 
 
 def test_traced_handlers_patch_botocore_when_the_first_client_is_made() -> None:
-    env = {
-        "PATH": "",
-        "POWERTOOLS_SERVICE_NAME": "elo-ratings",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "RATINGS_TABLE": "tracing-test",
-        # What Lambda sets: tracing is on, and segments go to a daemon address over UDP.
-        "AWS_LAMBDA_FUNCTION_NAME": "tracing-test",
-        "LAMBDA_TASK_ROOT": str(ROOT / "functions" / "api"),
-        "_X_AMZN_TRACE_ID": (
-            "Root=1-67490000-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1"
-        ),
-        "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
-    }
-    path = ROOT / "functions" / "api" / "app.py"
-    event = rest_event("GET", "/v1/ladders")
+    env = {**LAMBDA_ENV, "LAMBDA_TASK_ROOT": str(ROOT / "functions" / "api")}
 
-    result = subprocess.run(
-        [sys.executable, "-c", TRACED_LADDERS_THEN_STORAGE, str(path), json.dumps(event)],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
+    report = run_fresh(LADDERS_THEN_STORAGE, "api", env, rest_event("GET", "/v1/ladders"))
 
-    report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report == {
         "status": 200,
         "provider": "AsyncAWSXRayRecorder",  # the real X-Ray tracer, not the no-op one
