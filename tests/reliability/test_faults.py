@@ -21,6 +21,7 @@ from ratings_local.aws import FaultPlan
 from ratings_local.stack import LocalStack, sqs_record
 from reliability.kit import (
     LADDER,
+    STARTING_RATING,
     Client,
     deliver,
     drain_bodies,
@@ -113,16 +114,51 @@ def test_modest_faults_are_absorbed(stack: LocalStack, client: Client, sqs: Any)
     assert {"throttle", "internal", "internal_after"} <= set(plan.injected)
 
 
+def test_a_caller_whose_game_keeps_conflicting_gets_503_and_its_retry_lands_once(
+    stack: LocalStack, client: Client
+) -> None:
+    # Every transaction cancelled: the service's 8 attempts run out, the caller is told to
+    # retry later, and nothing of the game is stored until the retry succeeds.
+    game = {
+        "game_id": "rl-0000",
+        "players": [{"id": "rl-a"}, {"id": "rl-b"}],
+        "winner": "rl-a",
+    }
+    plan = FaultPlan(rate=1.0, kinds=("conflict",))
+    retries_before = wiring.service().retries
+    stack.aws.faults = plan
+    try:
+        status, answer = client.call("POST", f"/v1/ladders/{LADDER}/games", game)
+    finally:
+        stack.aws.faults = None
+    assert status == 503, answer
+    assert answer["error"]["code"] == "retry_later", answer
+    assert plan.injected["conflict"] == wiring.service().retries - retries_before == 8
+    status, player = client.get(f"/v1/ladders/{LADDER}/players/rl-a")
+    assert (status, player["rating"], player["ranked_games"]) == (200, STARTING_RATING, 0)
+    assert client.call("GET", f"/v1/ladders/{LADDER}/games/rl-0000")[0] == 404
+
+    first = client.submit(game)
+    again = client.submit(game)
+    assert (first[0], again[0]) == (201, 200)
+    assert again[1] == first[1]
+    status, player = client.get(f"/v1/ladders/{LADDER}/players/rl-a")
+    assert (status, player["ranked_games"]) == (200, 1), player
+    assert player["rating"] == first[1]["players"][0]["rating_after"] > STARTING_RATING
+
+
 def test_heavy_conflicts_make_the_service_retry(
     stack: LocalStack, client: Client, sqs: Any
 ) -> None:
-    # 70% of transactions cancelled: the service's 8 attempts run out now and then, so the
-    # HTTP client gets 503 and sends again, and SQS records come back after the timeout.
+    # 70% of transactions cancelled: the service retries, its 8 attempts run out now and then
+    # (the HTTP client then gets 503 and sends again; an SQS record comes back after the
+    # visibility timeout), and every game still lands exactly once. How often the attempts run
+    # out depends on thread scheduling, so it is reported, not asserted (the test above pins
+    # that path down).
     plan = FaultPlan(rate=0.7, kinds=("conflict",), seed=12)
     figures = run_phase(stack, client, sqs, plan, "hc", 80, 22, poison=False)
     summary("faults-70%-conflicts", **figures)
     assert figures["service_retries"] >= plan.injected["conflict"] > 0
-    assert figures["http_statuses"].get(503, 0) > 0  # RetryLater reached the callers
 
 
 def test_a_consumer_dying_after_commit_is_redelivered_and_applied_once(
