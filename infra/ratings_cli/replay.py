@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from ratings.rules import Game, InvalidInput, PlayerState, Ruleset, SedmaStats, rate
+from ratings.rules import Game, InvalidInput, PlayerState, Ruleset
+from ratings.rules.fields import Field
+from ratings.rules.fields import Record as FieldRecord
+from ratings.service.documents import explain
 from ratings_cli.records import GameLine, InputError, Record, score_of
-
-#: Digits the service keeps of the formula's fractional inputs (expected, coefficient...).
-EXPLAIN_DIGITS = 4
-SEDMA_STATS = ("bad_moves", "rounds_won_16", "rounds_won_24", "rounds_won_4_last")
 
 
 @dataclass
@@ -120,20 +119,27 @@ class Replayer:
             )
             for entry, track in zip(entries, tracks, strict=True)
         )
-        rules_game = Game(
-            players=(states[0], states[1]),
-            winner=record.get("winner"),
-            cube=self._cube(game),
-            stats=self._stats(game),
-        )
-        try:
-            if ranked:
-                changes = rate(self.ruleset, rules_game).players
-            else:
-                self.ruleset.validate(rules_game)
-                changes = None
+        winner = record.get("winner")
+        if winner is None and not self.ruleset.draws_allowed:
+            raise InputError(
+                f"{game.where('winner')}: winner must be one of the players' ids: "
+                f"ruleset {self.ruleset.name} has no draws"
+            )
+        try:  # the ruleset's own fields, checked as the service checks them
+            options = _own_fields(self.ruleset.game_fields, record, "")
+            player_options = tuple(
+                _own_fields(self.ruleset.player_fields, entry, f"players[{index}]")
+                for index, entry in enumerate(entries)
+            )
         except InvalidInput as error:
             raise InputError(f"{game.where(error.field)}: {error.message}") from None
+        rules_game = Game(
+            players=(states[0], states[1]),
+            winner=winner,
+            options=options,
+            player_options=(player_options[0], player_options[1]),
+        )
+        changes = self.ruleset.rate(rules_game).players if ranked else None
         players = []
         for index, (entry, state) in enumerate(zip(entries, states, strict=True)):
             player = dict(entry)
@@ -145,10 +151,7 @@ class Replayer:
                 change = changes[index]
                 player["rating_after"] = change.rating_after
                 player["delta"] = change.delta
-                player["explain"] = {
-                    name: round(value, EXPLAIN_DIGITS) if isinstance(value, float) else value
-                    for name, value in change.explain.items()
-                }
+                player["explain"] = explain(change.explain)
             players.append(player)
         self.games += 1
         if changes is not None:
@@ -178,24 +181,6 @@ class Replayer:
             return 0
         return min(track.recent_before(at, self._window), limit)
 
-    def _cube(self, game: GameLine) -> int:
-        if self.ruleset.name != "gammon42":
-            return 1
-        cube = game.record.get("cube")
-        # Anything but an int reaches the rules as is, and they say what is allowed.
-        return 1 if cube is None else cube
-
-    def _stats(self, game: GameLine) -> tuple[SedmaStats, SedmaStats] | None:
-        if self.ruleset.name != "sedma":
-            return None
-        stats = []
-        for index, entry in enumerate(game.record["players"]):
-            raw = entry.get("stats") or {}
-            if not isinstance(raw, dict):
-                raise InputError(f"{game.where(f'players[{index}].stats')} must be an object")
-            stats.append(SedmaStats(**{name: raw.get(name, 0) for name in SEDMA_STATS}))
-        return (stats[0], stats[1])
-
     def table(self) -> list[TableRow]:
         """Players with at least one ranked game, rating descending, ties by player id."""
         ordered = sorted(
@@ -221,3 +206,13 @@ def replay(ladder_id: str, ruleset: Ruleset, games: Iterable[GameLine]) -> Itera
     replayer = Replayer(ladder_id, ruleset)
     for game in games:
         yield replayer.rate(game)
+
+
+def _own_fields(fields: tuple[Field, ...], values: Record, where: str) -> dict[str, Any]:
+    """The ruleset's own fields of a stored game or player, absent or null ones defaulted
+    (files converted from other sources may leave them out)."""
+    present = {
+        entry.name: values[entry.name] for entry in fields if values.get(entry.name) is not None
+    }
+    parsed: dict[str, Any] = FieldRecord(fields, "a stored game").parse(present, where)
+    return parsed

@@ -16,6 +16,7 @@ Games are spread evenly over `days` and rated in order under the chosen ruleset,
 result carries the rating_before and rating_after the service would have stored.
 """
 
+import copy
 import math
 import random
 from bisect import bisect_left
@@ -23,14 +24,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate
+from typing import Any
 
 from ratings.rules import Ruleset
+from ratings.rules.fields import Field
 from ratings_cli.records import GameLine, Record
 from ratings_cli.replay import Replayer
-
-#: Doubling-cube values of simulated gammon42 games with their weights: the cube is usually
-#: not turned, sometimes once, rarely more. Independent of who wins (it only scales changes).
-CUBE_WEIGHTS = ((1, 50), (2, 30), (4, 14), (8, 5), (16, 1))
 
 
 @dataclass(frozen=True)
@@ -89,17 +88,21 @@ class Simulator:
         }
         activity = [math.exp(self.rng.gauss(0.0, simulation.activity)) for _ in self.ids]
         self._cumulative = list(accumulate(activity))
-        self._cubes = [cube for cube, _weight in CUBE_WEIGHTS]
-        self._cube_cumulative = list(accumulate(weight for _cube, weight in CUBE_WEIGHTS))
         self.replayer = Replayer(ladder_id, ruleset)
 
     def _pick(self) -> int:
         point = self.rng.random() * self._cumulative[-1]
         return min(bisect_left(self._cumulative, point), len(self.ids) - 1)
 
-    def _cube(self) -> int:
-        point = self.rng.random() * self._cube_cumulative[-1]
-        return self._cubes[bisect_left(self._cube_cumulative, point)]
+    def _draw(self, entry: Field) -> Any:
+        """A value of one of the ruleset's own fields: drawn from its typical values when
+        it declares them (gammon42's cube), else its default."""
+        if not entry.typical:
+            return copy.deepcopy(entry.default)
+        values = [value for value, _weight in entry.typical]
+        cumulative = list(accumulate(weight for _value, weight in entry.typical))
+        point = self.rng.random() * cumulative[-1]
+        return values[bisect_left(cumulative, point)]
 
     def games(self) -> Iterator[Record]:
         simulation = self.simulation
@@ -132,10 +135,7 @@ class Simulator:
                 "explain": None,
                 "bot": False,
             }
-            if self.ruleset.name == "sedma":
-                player["stats"] = dict.fromkeys(
-                    ("bad_moves", "rounds_won_16", "rounds_won_24", "rounds_won_4_last"), 0
-                )
+            player.update((entry.name, self._draw(entry)) for entry in self.ruleset.player_fields)
             players.append(player)
         record: Record = {
             "game_id": f"sim-{number + 1:0{digits}d}",
@@ -149,6 +149,5 @@ class Simulator:
             "mode": "ranked",
             "players": players,
         }
-        if self.ruleset.name == "gammon42":
-            record.update(cube=self._cube(), ending=None, points=None)
+        record.update((entry.name, self._draw(entry)) for entry in self.ruleset.game_fields)
         return record

@@ -42,7 +42,7 @@ def test_invalid_field_names_the_field(api: Api) -> None:
 def test_field_of_another_ruleset_is_invalid(api: Api) -> None:
     reply = api("POST", "/v1/ladders/sedma/games", body=game("s-cube", "ann", "ben", cube=2))
 
-    assert_error(reply, 400, "invalid_request", "cube", "gammon42")
+    assert_error(reply, 400, "invalid_request", "cube", "not a field of a sedma game")
 
 
 @pytest.mark.parametrize(

@@ -299,7 +299,11 @@ def verify(
             for p in result["players"]
         )
         rating = ruleset.rate(
-            Game(players=(states[0], states[1]), winner=result["winner"], cube=result["cube"])
+            Game(
+                players=(states[0], states[1]),
+                winner=result["winner"],
+                options={"cube": result["cube"]},
+            )
         )
         at = parse_time(result["played_at"])
         for entry, change in zip(result["players"], rating.players, strict=True):

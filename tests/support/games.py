@@ -1,5 +1,6 @@
 """A clock that tests move and game bodies as callers send them, for every test layer."""
 
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -55,3 +56,8 @@ def game(
         body["played_at"] = ts(played_at)
     body.update(extra)
     return body
+
+
+def with_stats(first: Any, second: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A rules `Game`'s player_options for two sedma players' SedmaStats."""
+    return {"stats": asdict(first)}, {"stats": asdict(second)}

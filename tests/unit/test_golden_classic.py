@@ -2,7 +2,7 @@
 
 import pytest
 
-from ratings.rules import Classic, Game, PlayerState, Rating, rate, ruleset_named
+from ratings.rules import Classic, Game, PlayerState, Rating, ruleset_named
 
 CLASSIC = Classic()
 ESTABLISHED = 30  # ranked games before the game: 30 or more -> K 16
@@ -28,7 +28,7 @@ def play(
     player_a = PlayerState("A", a, ranked_games=games_a)
     player_b = PlayerState("B", b, ranked_games=games_b)
     players = (player_a, player_b) if a_first else (player_b, player_a)
-    return rate(ruleset, Game(players=players, winner=winner))
+    return ruleset.rate(Game(players=players, winner=winner))
 
 
 def after(rating: Rating) -> dict[str, int]:

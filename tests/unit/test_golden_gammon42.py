@@ -17,7 +17,6 @@ from ratings.rules import (
     Rating,
     Ruleset,
     cube_coefficient,
-    rate,
     ruleset_named,
 )
 
@@ -49,7 +48,7 @@ def play(
         "loser", loser_rating, ranked_games=loser_recent + 7, recent_ranked_games=loser_recent
     )
     players = (winner, loser) if winner_first else (loser, winner)
-    rating = rate(ruleset, Game(players=players, winner="winner", cube=cube))
+    rating = ruleset.rate(Game(players=players, winner="winner", options={"cube": cube}))
     by_id = {change.player_id: change for change in rating.players}
     # The result lists the players in the order of the game.
     assert [c.player_id for c in rating.players] == [p.player_id for p in players]

@@ -1,8 +1,9 @@
 """Golden tests for ruleset sedma: the check table of rules.md, figures copied verbatim."""
 
 import pytest
+from support.games import with_stats
 
-from ratings.rules import Game, PlayerState, Rating, SedmaStats, rate, ruleset_named
+from ratings.rules import Game, PlayerState, Rating, SedmaStats, ruleset_named
 from ratings.rules import Sedma as SedmaRuleset
 
 SEDMA = SedmaRuleset()
@@ -26,10 +27,14 @@ def play(
 ) -> Rating:
     player_a, player_b = PlayerState("A", a), PlayerState("B", b)
     if a_first:
-        game = Game(players=(player_a, player_b), winner=winner, stats=(stats_a, stats_b))
+        game = Game(
+            players=(player_a, player_b), winner=winner, player_options=with_stats(stats_a, stats_b)
+        )
     else:
-        game = Game(players=(player_b, player_a), winner=winner, stats=(stats_b, stats_a))
-    return rate(SEDMA, game)
+        game = Game(
+            players=(player_b, player_a), winner=winner, player_options=with_stats(stats_b, stats_a)
+        )
+    return SEDMA.rate(game)
 
 
 @pytest.mark.parametrize("a_first", [True, False], ids=["A-first", "A-second"])
@@ -54,7 +59,7 @@ def test_checks(
 def test_stats_may_be_omitted() -> None:
     # No stats at all behaves like all-zero stats (first check row).
     game = Game(players=(PlayerState("A", 1500), PlayerState("B", 1500)), winner="A")
-    assert [c.rating_after for c in rate(SEDMA, game).players] == [1516, 1484]
+    assert [c.rating_after for c in SEDMA.rate(game).players] == [1516, 1484]
 
 
 # --- explain: expected, k, score, bonus, malus --------------------------------------------------
@@ -145,7 +150,7 @@ def test_counts_beyond_float32_are_capped_not_crashing() -> None:
         game = Game(
             (PlayerState("A", 1500), PlayerState("B", 1500)),
             "A",
-            stats=(SedmaStats(rounds_won_24=huge), SedmaStats(bad_moves=huge)),
+            player_options=with_stats(SedmaStats(rounds_won_24=huge), SedmaStats(bad_moves=huge)),
         )
-        a, b = rate(SedmaRuleset(), game).players
+        a, b = SedmaRuleset().rate(game).players
         assert (a.rating_after, b.rating_after) == (1516, 1484)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.games import with_stats
 
 from ratings.rules import (
     Classic,
@@ -17,7 +18,6 @@ from ratings.rules import (
     PlayerState,
     SedmaStats,
     cube_coefficient,
-    rate,
     ruleset_named,
 )
 from ratings.rules import Sedma as SedmaRuleset
@@ -81,7 +81,7 @@ def test_gammon42_mirror_when_k_equal(
     # Same recent count on both sides: the same K for both.
     first = PlayerState(first.player_id, first.rating, recent_ranked_games=recent)
     second = PlayerState(second.player_id, second.rating, recent_ranked_games=recent)
-    result = rate(ruleset, Game(players=(first, second), winner=winner, cube=cube))
+    result = ruleset.rate(Game(players=(first, second), winner=winner, options={"cube": cube}))
     a, b = result.players
     assert a.explain["k"] == b.explain["k"]
     assert a.delta == -b.delta
@@ -94,7 +94,7 @@ def test_gammon42_mirror_when_k_equal(
 def test_gammon42_change_bounded_by_k_times_coefficient(
     pair: tuple[PlayerState, PlayerState], winner: str, cube: int, ruleset: Gammon42
 ) -> None:
-    result = rate(ruleset, Game(players=pair, winner=winner, cube=cube))
+    result = ruleset.rate(Game(players=pair, winner=winner, options={"cube": cube}))
     for change in result.players:
         k = change.explain["k"]
         coefficient = change.explain["coefficient"]
@@ -133,7 +133,7 @@ def test_gammon42_change_within_k_times_coefficient_for_realistic_gaps(
         PlayerState("p1", rating, recent_ranked_games=recent[0]),
         PlayerState("p2", rating + gap, recent_ranked_games=recent[1]),
     )
-    result = rate(ruleset, Game(players=pair, winner=winner, cube=cube))
+    result = ruleset.rate(Game(players=pair, winner=winner, options={"cube": cube}))
     for change in result.players:
         k = change.explain["k"]
         coefficient = change.explain["coefficient"]
@@ -175,9 +175,9 @@ def test_gammon42_stronger_opponent_never_lowers_the_gain(
                 PlayerState("l", opponent, recent_ranked_games=loser_recent),
             ),
             winner="w",
-            cube=cube,
+            options={"cube": cube},
         )
-        delta: int = rate(ruleset, game).players[0].delta
+        delta: int = ruleset.rate(game).players[0].delta
         return delta
 
     assert gain(loser_rating + raise_by) >= gain(loser_rating)
@@ -197,9 +197,9 @@ def test_gammon42_stronger_opponent_never_worsens_a_loss(
         game = Game(
             players=(PlayerState("w", opponent), PlayerState("l", loser_rating)),
             winner="w",
-            cube=cube,
+            options={"cube": cube},
         )
-        delta: int = rate(Gammon42(), game).players[1].delta
+        delta: int = Gammon42().rate(game).players[1].delta
         return delta
 
     assert loss(winner_rating + raise_by) >= loss(winner_rating)
@@ -229,7 +229,9 @@ def test_sedma_score_in_unit_interval(stats: SedmaStats, won: bool) -> None:
 def test_sedma_rate_score_in_unit_interval(
     pair: tuple[PlayerState, PlayerState], stats_1: SedmaStats, stats_2: SedmaStats, winner: str
 ) -> None:
-    result = rate(SedmaRuleset(), Game(players=pair, winner=winner, stats=(stats_1, stats_2)))
+    result = SedmaRuleset().rate(
+        Game(players=pair, winner=winner, player_options=with_stats(stats_1, stats_2))
+    )
     for change, state in zip(result.players, pair, strict=True):
         player_score = change.explain["score"]
         k = change.explain["k"]
@@ -255,7 +257,7 @@ def test_classic_draw_between_equal_ratings_changes_nothing(
         ),
         winner=None,
     )
-    result = rate(Classic(), game)
+    result = Classic().rate(game)
     assert [change.delta for change in result.players] == [0, 0]
     assert [change.explain["score"] for change in result.players] == [0.5, 0.5]
 
@@ -265,7 +267,7 @@ def test_classic_draw_between_equal_ratings_changes_nothing(
 def test_classic_draws_and_wins_move_towards_the_result(
     pair: tuple[PlayerState, PlayerState], winner: str | None
 ) -> None:
-    first, second = rate(Classic(), Game(players=pair, winner=winner)).players
+    first, second = Classic().rate(Game(players=pair, winner=winner)).players
     if winner == "p1":
         assert first.delta >= 0 >= second.delta
     elif winner == "p2":
@@ -300,17 +302,17 @@ def test_rate_never_mutates_inputs_and_returns_new_values(
     stats_2: SedmaStats,
 ) -> None:
     if isinstance(ruleset, Gammon42):
-        game = Game(players=pair, winner=winner, cube=cube)
+        game = Game(players=pair, winner=winner, options={"cube": cube})
     elif isinstance(ruleset, SedmaRuleset):
-        game = Game(players=pair, winner=winner, stats=(stats_1, stats_2))
+        game = Game(players=pair, winner=winner, player_options=with_stats(stats_1, stats_2))
     else:
         game = Game(players=pair, winner=winner)
     game_before = copy.deepcopy(game)
     ruleset_before = copy.deepcopy(ruleset)
     states_before = [vars(state).copy() for state in pair]
 
-    result = rate(ruleset, game)
-    again = rate(ruleset, game)
+    result = ruleset.rate(game)
+    again = ruleset.rate(game)
 
     assert game == game_before
     assert ruleset == ruleset_before

@@ -26,9 +26,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratings.rules import Classic, Game, Gammon42, PlayerState, Rating, rate
+from ratings.rules import Classic, Game, Gammon42, PlayerState, Rating
 from ratings.rules import Sedma as SedmaRuleset
-from ratings.rules.arithmetic import round_half_away, round_half_even
+from ratings.rules.arithmetic import round_half_away
 
 LARGE = 2.0**51 + 0.5  # the largest doubles that still have a .5 fraction are below 2**52
 
@@ -84,13 +84,6 @@ def test_round_half_away(value: float, expected: int) -> None:
     assert type(result) is int
 
 
-@pytest.mark.parametrize(("value", "expected"), HALF_EVEN)
-def test_round_half_even(value: float, expected: int) -> None:
-    result = round_half_even(value)
-    assert result == expected
-    assert type(result) is int
-
-
 def test_half_away_is_not_floor_plus_half() -> None:
     # The naive floor(x + 0.5) rounds the double just below 0.5 up (x + 0.5 rounds to 1.0).
     assert math.floor(0.49999999999999994 + 0.5) == 1
@@ -112,17 +105,11 @@ def test_round_half_away_matches_exact_arithmetic(value: float) -> None:
     assert round_half_away(-value) == -round_half_away(value)
 
 
-@given(finite)
-def test_round_half_even_matches_exact_arithmetic(value: float) -> None:
-    # round() of a Fraction is exact and rounds halves to even.
-    assert round_half_even(value) == round(Fraction(value))
-
-
 @given(st.integers(min_value=-(2**40), max_value=2**40))
 def test_the_two_roundings_differ_exactly_on_halves_of_even_neighbours(whole: int) -> None:
     half = whole + 0.5  # exact for |whole| < 2**52
     assert round_half_away(half) == (whole + 1 if half > 0 else whole)
-    assert round_half_even(half) == (whole if whole % 2 == 0 else whole + 1)
+    assert round(half) == (whole if whole % 2 == 0 else whole + 1)
 
 
 # --- gammon42: the change is rounded half away from zero -----------------------------------------
@@ -137,9 +124,9 @@ def gammon42_deltas(
             PlayerState("l", rating, recent_ranked_games=recent),
         ),
         winner="w",
-        cube=cube,
+        options={"cube": cube},
     )
-    winner, loser = rate(ruleset, game).players
+    winner, loser = ruleset.rate(game).players
     return winner.delta, loser.delta
 
 
@@ -165,7 +152,7 @@ def test_gammon42_rounds_the_change_half_away(
     assert unrounded % 1 == 0.5
     # The change, not the rating, is rounded: the parity of the rating does not matter.
     assert gammon42_deltas(ruleset, rating, cube) == (rounded, -rounded)
-    assert round_half_even(unrounded) != rounded  # the two rules really disagree here
+    assert round(unrounded) != rounded  # the two rules really disagree here
 
 
 def test_gammon42_heavy_week_k_rounds_half_away_too() -> None:
@@ -177,8 +164,10 @@ def test_gammon42_heavy_week_k_rounds_half_away_too() -> None:
 def test_gammon42_rounding_can_exceed_k_times_coefficient() -> None:
     # Underdog by 3000 wins at cube 4 (1.3.1): 32 * (1 - 0.00315) * 4/3 = 42.53 -> 43, one more
     # than the unrounded ceiling K * coefficient = 42.67. The rule allows it: it is rounding.
-    game = Game(players=(PlayerState("w", 1500), PlayerState("l", 4500)), winner="w", cube=4)
-    winner, loser = rate(Gammon42(), game).players
+    game = Game(
+        players=(PlayerState("w", 1500), PlayerState("l", 4500)), winner="w", options={"cube": 4}
+    )
+    winner, loser = Gammon42().rate(game).players
     assert (winner.delta, loser.delta) == (43, -43)
     assert winner.delta > 32 * (1 + 2 / 6)
 
@@ -190,10 +179,10 @@ SEDMA_33 = SedmaRuleset(k_bands=((1200, 33),), top_k=33)
 
 def sedma_result(rating: int) -> Rating:
     game = Game(players=(PlayerState("A", rating), PlayerState("B", rating)), winner="A")
-    return rate(SEDMA_33, game)
+    return SEDMA_33.rate(game)
 
 
-# (both players' rating, new A = round_half_even(R + 16.5), new B = round_half_even(R - 16.5))
+# (both players' rating, new A = round(R + 16.5), new B = round(R - 16.5))
 SEDMA_HALVES = [
     (1001, 1018, 984),  # 1017.5 -> 1018 (even, +17);  984.5 -> 984 (even, -17)
     (1000, 1016, 984),  # 1016.5 -> 1016 (even, +16);  983.5 -> 984 (even, -16)
@@ -248,7 +237,7 @@ def test_classic_rounds_the_change_half_away(
         ),
         winner=winner,
     )
-    a, b = rate(CLASSIC_33, game).players
+    a, b = CLASSIC_33.rate(game).players
     assert a.explain["k"] == 33
     assert (a.delta, b.delta) == expected
 
@@ -260,5 +249,5 @@ def test_classic_mixed_provisional_half_case() -> None:
         players=(PlayerState("A", 1200, ranked_games=3), PlayerState("B", 1200, ranked_games=40)),
         winner="A",
     )
-    a, b = rate(ruleset, game).players
+    a, b = ruleset.rate(game).players
     assert (a.delta, b.delta) == (17, -8)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ratings.service.inputs import ID_PATTERN
+from ratings.rules.fields import ID_PATTERN
 
 Id = Annotated[str, Field(pattern=f"^{ID_PATTERN.pattern}$", examples=["g-000123"])]
 Count = Annotated[int, Field(ge=0)]

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from aws_lambda_powertools import Metrics, single_metric
 from aws_lambda_powertools.metrics import MetricUnit
 
-from ratings.service.inputs import ID_PATTERN
+from ratings.rules.fields import ID_PATTERN
 from ratings.service.usecases import RatingService, Submitted
 
 GAMES_RATED = "GamesRated"

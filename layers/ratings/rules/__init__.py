@@ -1,23 +1,21 @@
 """The rating maths: three rulesets, exact to the integer, pure and standard library only.
 
-`rate(ruleset, game)` is the one entry point; `unranked_reason` decides whether a game rates
-at all; `DEFAULT_LADDERS` maps ladder ids to their ruleset and podium bonuses.
+A ruleset (`Ruleset`) owns everything particular to it: its formula and parameters, its
+expected score, the fields it adds to a game and their checks (`rules.fields`), and what it
+explains. `parse_game` checks a submitted body against a ruleset once, `ruleset.rate(game)`
+rates it; `unranked_reason` decides whether a game rates at all; `DEFAULT_LADDERS` maps
+ladder ids to their ruleset and podium bonuses.
 """
 
 from ratings.rules.classic import Classic
 from ratings.rules.errors import InvalidInput
 from ratings.rules.gammon42 import Gammon42, cube_coefficient
 from ratings.rules.ladders import DEFAULT_LADDERS, PODIUM_BONUSES, Ladder, ruleset_named
-from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, SedmaStats
-from ratings.rules.ranking import MODES, UNRANKED_REASONS, unranked_reason
+from ratings.rules.model import Game, PlayerChange, PlayerState, Rating
+from ratings.rules.ranked import MODES, UNRANKED_REASONS, unranked_reason
 from ratings.rules.ruleset import Ruleset
-from ratings.rules.sedma import Sedma
-
-
-def rate(ruleset: Ruleset, game: Game) -> Rating:
-    """Both players' new ratings under `ruleset`, with the formula's inputs for each."""
-    return ruleset.rate(game)
-
+from ratings.rules.sedma import Sedma, SedmaStats
+from ratings.rules.submission import GameInput, PlayerInput, game_body, parse_game
 
 __all__ = [
     "DEFAULT_LADDERS",
@@ -26,17 +24,20 @@ __all__ = [
     "UNRANKED_REASONS",
     "Classic",
     "Game",
+    "GameInput",
     "Gammon42",
     "InvalidInput",
     "Ladder",
     "PlayerChange",
+    "PlayerInput",
     "PlayerState",
     "Rating",
     "Ruleset",
     "Sedma",
     "SedmaStats",
     "cube_coefficient",
-    "rate",
+    "game_body",
+    "parse_game",
     "ruleset_named",
     "unranked_reason",
 ]

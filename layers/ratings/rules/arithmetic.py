@@ -1,7 +1,5 @@
-"""Numeric building blocks shared by the rulesets: expected score and the two roundings.
-
-Each ruleset's rounding is part of its rule, so both variants live here side by side and the
-rulesets say which one they use.
+"""Numeric building blocks shared by the rulesets: the expected score, rounding half away from
+zero (sedma rounds half to even: Python's own round()), and float32 arithmetic.
 """
 
 import math
@@ -28,11 +26,6 @@ def round_half_away(value: float) -> int:
     if abs(value - whole) >= 0.5:
         whole += 1 if value > 0 else -1
     return whole
-
-
-def round_half_even(value: float) -> int:
-    """Round to the nearest integer, halves to the even neighbour (2.5 -> 2, 3.5 -> 4)."""
-    return round(value)
 
 
 def float32(value: float) -> float:

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ratings.rules.arithmetic import expected_score, round_half_away
-from ratings.rules.errors import InvalidInput
+from ratings.rules.fields import Explained
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
-from ratings.rules.model import validate_players as _validate_players
 
 NAME = "classic"
 
@@ -21,6 +20,13 @@ PROVISIONAL_K = 32
 ESTABLISHED_K = 16
 #: Ranked games before this one after which a player is established.
 PROVISIONAL_GAMES = 30
+
+EXPLAIN_FIELDS = (
+    Explained("expected", "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Explained("k", "The player's K: 32 for the first 30 ranked games, then 16"),
+    Explained("ranked_games", "The player's ranked games before this one"),
+    Explained("score", "1 for a win, 0.5 for a draw, 0 for a loss"),
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,10 @@ class Classic:
     draws_allowed = True
     recent_games_needed = None
     recent_window_days = 0
+    game_fields = ()
+    player_fields = ()
+    state_overrides = ("ranked_games",)
+    explain_fields = EXPLAIN_FIELDS
 
     def k_for(self, state: PlayerState) -> int:
         return self.provisional_k if self.provisional(state) else self.established_k
@@ -53,15 +63,10 @@ class Classic:
             "provisional_games": self.provisional_games,
         }
 
-    def validate(self, game: Game) -> None:
-        _validate_players(game, draws_allowed=True, ruleset=NAME)
-        if type(game.cube) is not int or game.cube != 1:
-            raise InvalidInput("cube", "cube is only for ruleset gammon42, not classic")
-        if game.stats is not None:
-            raise InvalidInput("stats", "stats are only for ruleset sedma, not classic")
+    def expected_score(self, rating: int, opponent_rating: int) -> float:
+        return expected_score(rating, opponent_rating, self.divisor)
 
     def rate(self, game: Game) -> Rating:
-        self.validate(game)
         first, second = game.players
         changes = (
             self._change(first, second, game.score_of(0)),
@@ -70,7 +75,7 @@ class Classic:
         return Rating(NAME, self.version, changes)
 
     def _change(self, player: PlayerState, opponent: PlayerState, score: float) -> PlayerChange:
-        expected = expected_score(player.rating, opponent.rating, self.divisor)
+        expected = self.expected_score(player.rating, opponent.rating)
         k = self.k_for(player)
         delta = round_half_away(k * (score - expected))
         return PlayerChange(

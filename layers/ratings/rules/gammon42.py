@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ratings.rules.arithmetic import expected_score, round_half_away
-from ratings.rules.errors import InvalidInput
+from ratings.rules.fields import Choice, Explained, Field
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
-from ratings.rules.model import validate_players as _validate_players
 
 NAME = "gammon42"
 
@@ -29,13 +28,47 @@ RECENT_WINDOW_DAYS = 7
 CUBE_VALUES = (1, 2, 4, 8, 16, 32, 64)
 #: Each doubling adds a sixth of the way to the maximum coefficient of 2.
 CUBE_STEPS_TO_DOUBLE = 6
+#: How a game ended and how many points it was worth: recorded, never used in the formula.
+ENDINGS = ("normal", "resign", "disconnect", "timeout")
+POINTS = (1, 2, 3)
+
+#: The fields a gammon42 game adds to every game.
+GAME_FIELDS = (
+    Field(
+        "cube",
+        Choice(CUBE_VALUES),
+        "The doubling cube's final value",
+        default=1,
+        example=2,
+        # Usually not turned, sometimes once, rarely more; independent of who wins.
+        typical=((1, 50), (2, 30), (4, 14), (8, 5), (16, 1)),
+    ),
+    Field(
+        "ending",
+        Choice(ENDINGS),
+        "How the game ended; recorded only",
+        default=None,
+        nullable=True,
+    ),
+    Field(
+        "points",
+        Choice(POINTS),
+        "Points the game was worth (single, gammon, backgammon); recorded only",
+        default=None,
+        nullable=True,
+    ),
+)
+
+EXPLAIN_FIELDS = (
+    Explained("expected", "The player's expected score, 1 / (1 + 10^((Ro - R) / divisor))"),
+    Explained("k", "The player's K: 32, or 16 with 50 or more recent ranked games (1.3.1)"),
+    Explained("recent_ranked_games", "Ranked games in the 7 days before the game, up to 50"),
+    Explained("coefficient", "The cube coefficient, 1 + log2(cube) / 6"),
+)
 
 
 def cube_coefficient(cube: int) -> float:
     """1 + log2(cube) / 6, exact (not rounded to two decimals): 1.0 at cube 1, 2.0 at 64."""
-    if type(cube) is not int or cube not in CUBE_VALUES:
-        allowed = ", ".join(str(value) for value in CUBE_VALUES)
-        raise InvalidInput("cube", f"cube must be one of {allowed}, got {cube!r}")
     return 1 + math.log2(cube) / CUBE_STEPS_TO_DOUBLE
 
 
@@ -54,6 +87,10 @@ class Gammon42:
 
     name = NAME
     draws_allowed = False
+    game_fields = GAME_FIELDS
+    player_fields = ()
+    state_overrides = ("recent_ranked_games",)
+    explain_fields = EXPLAIN_FIELDS
 
     @property
     def recent_games_needed(self) -> int | None:
@@ -81,19 +118,15 @@ class Gammon42:
             "cube_values": list(CUBE_VALUES),
         }
 
-    def validate(self, game: Game) -> None:
-        _validate_players(game, draws_allowed=False, ruleset=NAME)
-        cube_coefficient(game.cube)
-        if game.stats is not None:
-            raise InvalidInput("stats", "stats are only for ruleset sedma, not gammon42")
+    def expected_score(self, rating: int, opponent_rating: int) -> float:
+        return expected_score(rating, opponent_rating, self.divisor)
 
     def rate(self, game: Game) -> Rating:
-        self.validate(game)
-        coefficient = cube_coefficient(game.cube)
+        coefficient = cube_coefficient(game.options.get("cube", 1))
         winner_index = 0 if game.players[0].player_id == game.winner else 1
         winner = game.players[winner_index]
         loser = game.players[1 - winner_index]
-        expected_winner = expected_score(winner.rating, loser.rating, self.divisor)
+        expected_winner = self.expected_score(winner.rating, loser.rating)
         expected_loser = 1 - expected_winner
         k_winner = self.k_for(winner)
         k_loser = self.k_for(loser)

@@ -2,6 +2,7 @@
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ratings.rules import classic, gammon42, sedma
 from ratings.rules.classic import Classic
@@ -39,9 +40,14 @@ class Ladder:
             return self.podium_bonuses[place - 1]
         return 0
 
+    @property
+    def versions(self) -> Mapping[str, Ruleset]:
+        """The published versions of this ladder's ruleset (just its own, if unpublished)."""
+        return RULESET_VERSIONS.get(self.ruleset.name) or {self.ruleset.version: self.ruleset}
+
     def at_version(self, version: str) -> Ruleset:
         """This ladder's ruleset at another published version (for previews)."""
-        versions = RULESET_VERSIONS.get(self.ruleset.name, {})
+        versions = self.versions
         if version not in versions:
             allowed = ", ".join(versions)
             raise InvalidInput(
@@ -52,10 +58,9 @@ class Ladder:
         if version == self.ruleset.version:
             return self.ruleset
         # Keep the ladder's own starting rating; the formula is the other version's.
-        published = versions[version]
-        if isinstance(published, Gammon42 | Sedma | Classic):
-            return replace(published, starting_rating=self.starting_rating)
-        return published
+        published: Any = versions[version]  # every ruleset is a frozen dataclass
+        changed: Ruleset = replace(published, starting_rating=self.starting_rating)
+        return changed
 
 
 #: The default deployment's ladders.

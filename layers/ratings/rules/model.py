@@ -3,8 +3,7 @@
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-
-from ratings.rules.errors import InvalidInput
+from typing import Any
 
 ExplainValue = int | float | str | None
 
@@ -24,30 +23,21 @@ class PlayerState:
 
 
 @dataclass(frozen=True)
-class SedmaStats:
-    """A sedma player's statistics for one game; every count is a non-negative integer."""
-
-    bad_moves: int = 0
-    rounds_won_16: int = 0
-    rounds_won_24: int = 0
-    rounds_won_4_last: int = 0
-
-
-SEDMA_STAT_FIELDS = ("bad_moves", "rounds_won_16", "rounds_won_24", "rounds_won_4_last")
-
-
-@dataclass(frozen=True)
 class Game:
-    """One finished game as the rules see it.
+    """One finished game as the rules see it, its input already checked against the ruleset.
 
-    `winner` is the winning player's id, or None for a draw. `cube` is gammon42's doubling
-    cube; `stats` holds sedma's per-player statistics in the order of `players`.
+    `winner` is the winning player's id, or None for a draw. `options` holds the values of the
+    ruleset's own game fields (gammon42's cube) and `player_options` those of its player
+    fields (sedma's statistics), one mapping per player in the order of `players`; an absent
+    field has its declared default.
     """
 
     players: tuple[PlayerState, PlayerState]
     winner: str | None
-    cube: int = 1
-    stats: tuple[SedmaStats, SedmaStats] | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    player_options: tuple[Mapping[str, Any], Mapping[str, Any]] = field(
+        default_factory=lambda: ({}, {})
+    )
 
     def score_of(self, index: int) -> float:
         """1 for the winner, 0 for the loser, 0.5 each for a draw."""
@@ -81,43 +71,3 @@ class Rating:
 
 def frozen_explain(**values: ExplainValue) -> Mapping[str, ExplainValue]:
     return MappingProxyType(dict(values))
-
-
-def require_non_negative_int(value: object, field_name: str) -> int:
-    """`value` as an int, or InvalidInput naming `field_name` (bools are not counts)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInput(field_name, f"{field_name} must be an integer >= 0")
-    return value
-
-
-def validate_players(game: Game, *, draws_allowed: bool, ruleset: str) -> None:
-    """The checks every ruleset shares: two distinct, well-formed players and a real winner."""
-    for index, player in enumerate(game.players):
-        if not isinstance(player.player_id, str) or not player.player_id:
-            raise InvalidInput(
-                f"players[{index}].id", f"players[{index}].id must be a non-empty string"
-            )
-        if isinstance(player.rating, bool) or not isinstance(player.rating, int):
-            raise InvalidInput(
-                f"players[{index}].rating", f"players[{index}].rating must be an integer"
-            )
-        require_non_negative_int(player.ranked_games, f"players[{index}].ranked_games")
-        require_non_negative_int(
-            player.recent_ranked_games, f"players[{index}].recent_ranked_games"
-        )
-    first, second = game.players
-    if first.player_id == second.player_id:
-        raise InvalidInput(
-            "players[1].id",
-            f"players[1].id must differ from players[0].id (both are {first.player_id!r}); "
-            "a player cannot play themself",
-        )
-    if game.winner is None:
-        if not draws_allowed:
-            raise InvalidInput(
-                "winner",
-                f"winner must be one of the two players' ids: ruleset {ruleset} has no draws",
-            )
-    elif game.winner not in (first.player_id, second.player_id):
-        allowed = "one of the two players' ids" + (" or null for a draw" if draws_allowed else "")
-        raise InvalidInput("winner", f"winner must be {allowed}, got {game.winner!r}")

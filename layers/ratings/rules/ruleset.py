@@ -3,14 +3,18 @@
 from collections.abc import Mapping
 from typing import Protocol
 
+from ratings.rules.fields import Explained, Field
 from ratings.rules.model import Game, PlayerState, Rating
 
 
 class Ruleset(Protocol):
     """A rating formula at one version, with its parameters fixed.
 
-    Implementations are frozen dataclasses: changing a parameter makes a new ruleset.
+    Implementations are frozen dataclasses: changing a parameter makes a new ruleset, and a
+    ruleset is hashable (its request bodies are built once per ruleset).
     """
+
+    def __hash__(self) -> int: ...
 
     @property
     def name(self) -> str: ...
@@ -46,10 +50,31 @@ class Ruleset(Protocol):
         """The parameters as plain JSON-ready values, for callers who want to see the rules."""
         ...
 
-    def validate(self, game: Game) -> None:
-        """Raise InvalidInput when the game cannot be rated under this ruleset."""
+    @property
+    def game_fields(self) -> tuple[Field, ...]:
+        """The ruleset's own fields of a game (they reach `rate` in `Game.options`)."""
+        ...
+
+    @property
+    def player_fields(self) -> tuple[Field, ...]:
+        """The ruleset's own fields of each player in a game (in `Game.player_options`)."""
+        ...
+
+    @property
+    def state_overrides(self) -> tuple[str, ...]:
+        """The PlayerState counters a preview may set besides the rating: those K depends on."""
+        ...
+
+    @property
+    def explain_fields(self) -> tuple[Explained, ...]:
+        """What `PlayerChange.explain` holds for each rated player."""
+        ...
+
+    def expected_score(self, rating: int, opponent_rating: int) -> float:
+        """A player's expected score against an opponent under this ruleset's curve."""
         ...
 
     def rate(self, game: Game) -> Rating:
-        """Validate the game and return both players' new ratings with an explanation."""
+        """Both players' new ratings with an explanation. The game's fields were checked
+        against this ruleset's declarations when it was parsed (`rules.submission`)."""
         ...

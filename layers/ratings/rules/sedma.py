@@ -6,21 +6,11 @@ float32 here; the expected scores and the new rating are double precision, and t
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
-from ratings.rules.arithmetic import expected_score, float32, round_half_even
-from ratings.rules.errors import InvalidInput
-from ratings.rules.model import (
-    SEDMA_STAT_FIELDS,
-    Game,
-    PlayerChange,
-    PlayerState,
-    Rating,
-    SedmaStats,
-    frozen_explain,
-    require_non_negative_int,
-)
-from ratings.rules.model import validate_players as _validate_players
+from ratings.rules.arithmetic import expected_score, float32
+from ratings.rules.fields import Explained, Field, Integer, Record
+from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
 NAME = "sedma"
 
@@ -46,6 +36,51 @@ LOSER_BONUS_SHARE = float32(0.1)
 #: Penalty per bad move, and its cap.
 MALUS_PER_BAD_MOVE = float32(0.02)
 MAX_MALUS = float32(0.3)
+#: The largest count a caller may send for one statistic.
+MAX_STAT = 1_000_000
+
+
+@dataclass(frozen=True)
+class SedmaStats:
+    """A sedma player's statistics for one game; every count is a non-negative integer."""
+
+    bad_moves: int = 0
+    rounds_won_16: int = 0
+    rounds_won_24: int = 0
+    rounds_won_4_last: int = 0
+
+
+_STAT_DESCRIPTIONS = {
+    "bad_moves": "Bad moves the player made (each costs 0.02 of the score, at most 0.3)",
+    "rounds_won_16": "Rounds won with 16 points (0.05 each, at most 0.15)",
+    "rounds_won_24": "Rounds won with 24 points (0.1 each, at most 0.2)",
+    "rounds_won_4_last": "Rounds won with four points and the last trick (0.03 each, at most 0.09)",
+}
+STATS = Record(
+    tuple(
+        Field(name, Integer(0, MAX_STAT), description, default=0)
+        for name, description in _STAT_DESCRIPTIONS.items()
+    ),
+    label="sedma statistics",
+    title="SedmaStats",
+)
+#: The field sedma adds to each player of a game; absent, every count is 0.
+PLAYER_FIELDS = (
+    Field(
+        "stats",
+        STATS,
+        "The player's statistics in this game (a loser keeps a tenth of the bonus)",
+        default=asdict(SedmaStats()),
+    ),
+)
+
+EXPLAIN_FIELDS = (
+    Explained("expected", "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Explained("k", "The player's K by rating band: 40 below 1200, 32, 24, 16 from 2200"),
+    Explained("score", "The shaped score: base (1 or 0) + bonus - malus, within 0..1"),
+    Explained("bonus", "The round bonus (float32)"),
+    Explained("malus", "The bad-move penalty (float32)"),
+)
 
 
 def _f32_min(count: int, per_unit: float, cap: float) -> float:
@@ -90,6 +125,10 @@ class Sedma:
     draws_allowed = False
     recent_games_needed = None
     recent_window_days = 0
+    game_fields = ()
+    player_fields = PLAYER_FIELDS
+    state_overrides = ()
+    explain_fields = EXPLAIN_FIELDS
 
     def k_for(self, state: PlayerState) -> int:
         for below, k in self.k_bands:
@@ -106,28 +145,26 @@ class Sedma:
             "divisor": self.divisor,
             "k_bands": [{"below": below, "k": k} for below, k in self.k_bands],
             "top_k": self.top_k,
-            "bonus_per_round_16": 0.05,
-            "bonus_per_round_24": 0.1,
-            "bonus_per_round_4_last": 0.03,
-            "max_bonus_16": 0.15,
-            "max_bonus_24": 0.2,
-            "max_bonus_4_last": 0.09,
-            "loser_bonus_share": 0.1,
-            "malus_per_bad_move": 0.02,
-            "max_malus": 0.3,
+            # The float32 constants as the decimals the source writes them with.
+            "bonus_per_round_16": _decimal(BONUS_PER_ROUND_16),
+            "bonus_per_round_24": _decimal(BONUS_PER_ROUND_24),
+            "bonus_per_round_4_last": _decimal(BONUS_PER_ROUND_4_LAST),
+            "max_bonus_16": _decimal(MAX_BONUS_16),
+            "max_bonus_24": _decimal(MAX_BONUS_24),
+            "max_bonus_4_last": _decimal(MAX_BONUS_4_LAST),
+            "loser_bonus_share": _decimal(LOSER_BONUS_SHARE),
+            "malus_per_bad_move": _decimal(MALUS_PER_BAD_MOVE),
+            "max_malus": _decimal(MAX_MALUS),
         }
 
-    def validate(self, game: Game) -> None:
-        _validate_players(game, draws_allowed=False, ruleset=NAME)
-        if type(game.cube) is not int or game.cube != 1:
-            raise InvalidInput("cube", "cube is only for ruleset gammon42, not sedma")
-        for index, stats in enumerate(game.stats or ()):
-            for stat in SEDMA_STAT_FIELDS:
-                require_non_negative_int(getattr(stats, stat), f"players[{index}].stats.{stat}")
+    def expected_score(self, rating: int, opponent_rating: int) -> float:
+        return expected_score(rating, opponent_rating, self.divisor)
 
     def rate(self, game: Game) -> Rating:
-        self.validate(game)
-        stats = game.stats or (SedmaStats(), SedmaStats())
+        stats = (
+            SedmaStats(**game.player_options[0].get("stats", {})),
+            SedmaStats(**game.player_options[1].get("stats", {})),
+        )
         first, second = game.players
         changes = (
             self._change(game, 0, first, second, stats[0]),
@@ -148,9 +185,10 @@ class Sedma:
         player_malus = malus(stats)
         player_score = score(won, player_bonus, player_malus)
         # Each side's expectation by the formula itself, not 1 - the other's, as the source does.
-        expected = expected_score(player.rating, opponent.rating, self.divisor)
+        expected = self.expected_score(player.rating, opponent.rating)
         k = self.k_for(player)
-        rating_after = round_half_even(player.rating + k * (player_score - expected))
+        # Python's round() takes halves to the even neighbour, as the source's rounding does.
+        rating_after = round(player.rating + k * (player_score - expected))
         return PlayerChange(
             player_id=player.player_id,
             rating_before=player.rating,
@@ -159,3 +197,11 @@ class Sedma:
                 expected=expected, k=k, score=player_score, bonus=player_bonus, malus=player_malus
             ),
         )
+
+
+def _decimal(single: float) -> float:
+    """The shortest decimal that rounds to `single` in float32 (0.05 for float32(0.05))."""
+    for digits in range(1, 10):
+        if float32(round(single, digits)) == single:
+            return round(single, digits)
+    return single

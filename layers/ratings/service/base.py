@@ -1,0 +1,157 @@
+"""What every group of use cases shares: the injected storage, ladders, settings and clock, the
+bounded retry of a write that met a concurrent one, and reading players' stored states."""
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from ratings.rules import InvalidInput, Ladder, Ruleset
+from ratings.service.errors import NotFound, RetryLater
+from ratings.service.inputs import utc_now
+from ratings.service.ports import (
+    JsonObject,
+    PlayerRecord,
+    Storage,
+    TransientStorageError,
+    WriteConflict,
+)
+
+#: A cap on any window count, for rulesets that never look at it (only shown to callers).
+DISPLAY_RECENT_LIMIT = 1000
+#: The window shown for rulesets without one of their own.
+DISPLAY_WINDOW_DAYS = 7
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries with full jitter: attempt n sleeps uniform(0, min(cap, base * 2**n))."""
+
+    attempts: int = 8
+    base_seconds: float = 0.01
+    cap_seconds: float = 0.4
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        return rng.uniform(0, min(self.cap_seconds, self.base_seconds * 2**attempt))
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: How long per-player history records live (their TTL), counted from the event's time.
+    history_retention: timedelta = timedelta(days=30)
+    #: How long a game's record (and so duplicate detection) lives, counted from receipt.
+    game_retention: timedelta = timedelta(days=30)
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """The answer to a write: the result, and whether this call stored it."""
+
+    result: JsonObject
+    created: bool
+
+
+class ServiceBase:
+    """The service's dependencies and the steps its use cases share."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        ladders: Mapping[str, Ladder],
+        *,
+        settings: Settings | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        rng: random.Random | None = None,
+        on_retry: Callable[[str], None] | None = None,
+    ) -> None:
+        self._storage = storage
+        self._ladders = ladders
+        self._settings = settings or Settings()
+        self._clock = clock
+        self._retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+        self._on_retry = on_retry
+        #: Conflicts retried since this service was made (for metrics and reports).
+        self.retries = 0
+
+    def ladder(self, ladder_id: str) -> Ladder:
+        ladder = self._ladders.get(ladder_id)
+        if ladder is None:
+            known = ", ".join(self._ladders)
+            raise NotFound(f"ladder {ladder_id!r} does not exist; ladders: {known}")
+        return ladder
+
+    def _with_retries(self, what: str, attempt: Callable[[], Submitted]) -> Submitted:
+        for number in range(self._retry.attempts):
+            try:
+                return attempt()
+            except (WriteConflict, TransientStorageError):
+                self.retries += 1
+                if self._on_retry is not None:
+                    self._on_retry(what)
+                if number + 1 < self._retry.attempts:
+                    self._sleep(self._retry.delay(number, self._rng))
+        raise RetryLater(
+            f"the {what} could not be stored after {self._retry.attempts} attempts "
+            "because of concurrent updates or throttling; retry later"
+        )
+
+    @staticmethod
+    def _resolve_pair(ids: Sequence[str], links: Mapping[str, str]) -> list[str]:
+        resolved = [links.get(player_id, player_id) for player_id in ids]
+        if resolved[0] == resolved[1]:
+            raise InvalidInput(
+                "players[1].id",
+                "players[1].id and players[0].id belong to the same account after linking",
+            )
+        return resolved
+
+    def _records(
+        self,
+        ladder: Ladder,
+        resolved: Sequence[str],
+        links: Mapping[str, str],
+        states: Mapping[str, PlayerRecord],
+    ) -> list[PlayerRecord]:
+        """The stored (or starting) state of each resolved id, reading accounts if needed."""
+        missing = [pid for pid in resolved if pid in links.values() and pid not in states]
+        extra = self._storage.read_states(ladder.ladder_id, missing) if missing else {}
+        records = []
+        for player_id in resolved:
+            record = states.get(player_id) or extra.get(player_id)
+            if record is None:
+                record = PlayerRecord(ladder.ladder_id, player_id, ladder.starting_rating)
+            records.append(record)
+        return records
+
+    def _recent(
+        self,
+        ladder: Ladder,
+        ruleset: Ruleset,
+        record: PlayerRecord,
+        until: datetime,
+        *,
+        display: bool = False,
+    ) -> int:
+        """Ranked games of the player in the window before `until`, as far as the rule needs."""
+        limit = ruleset.recent_games_needed
+        if limit is None:
+            if not display:
+                return 0
+            limit = DISPLAY_RECENT_LIMIT
+        if record.version == 0:
+            return 0  # never stored: no games anywhere
+        window = timedelta(days=ruleset.recent_window_days or DISPLAY_WINDOW_DAYS)
+        since = until - window
+        count = self._storage.count_ranked_games(
+            ladder.ladder_id, record.player_id, since, until, limit
+        )
+        if record.absorbed_id is not None and count < limit:
+            count += self._storage.count_ranked_games(
+                ladder.ladder_id, record.absorbed_id, since, until, limit - count
+            )
+        return min(count, limit)

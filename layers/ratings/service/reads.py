@@ -1,0 +1,89 @@
+"""Reads of a ladder's players: a player's state, their history, the leaderboard."""
+
+from datetime import timedelta
+
+from ratings.rules import InvalidInput, PlayerState
+from ratings.service import documents
+from ratings.service.base import ServiceBase
+from ratings.service.inputs import require_id
+from ratings.service.ports import JsonObject
+
+DEFAULT_HISTORY_LIMIT = 50
+DEFAULT_LEADERBOARD_LIMIT = 100
+MAX_PAGE = 100
+
+
+class ReadUseCases(ServiceBase):
+    def get_player(self, ladder_id: str, player_id: str) -> JsonObject:
+        ladder = self.ladder(ladder_id)
+        require_id(player_id, "player_id")
+        reads = self._storage.read_for_game(ladder.ladder_id, None, [player_id])
+        resolved = reads.links.get(player_id, player_id)
+        (record,) = self._records(ladder, [resolved], reads.links, reads.states)
+        # The window of a game played now, games stored at this very millisecond included.
+        until = self._clock() + timedelta(milliseconds=1)
+        recent = self._recent(ladder, ladder.ruleset, record, until, display=True)
+        state = PlayerState(record.player_id, record.rating, record.ranked_games, recent)
+        return {
+            "player_id": record.player_id,
+            "ladder": ladder.ladder_id,
+            "rating": record.rating,
+            "ranked_games": record.ranked_games,
+            "recent_ranked_games": recent,
+            "k": ladder.ruleset.k_for(state),
+            "provisional": ladder.ruleset.provisional(state),
+        }
+
+    def get_history(
+        self, ladder_id: str, player_id: str, limit: object = None, cursor: object = None
+    ) -> JsonObject:
+        ladder = self.ladder(ladder_id)
+        require_id(player_id, "player_id")
+        page_size = page_limit(limit, DEFAULT_HISTORY_LIMIT)
+        if cursor is not None and (not isinstance(cursor, str) or len(cursor) > 1024):
+            raise InvalidInput("cursor", documents.CURSOR_PROBLEM)
+        resolved = self._storage.resolve(player_id)
+        page = self._storage.history(ladder.ladder_id, resolved, page_size, cursor)
+        now = self._clock()
+        return {
+            "player_id": resolved,
+            "ladder": ladder.ladder_id,
+            "events": [event.body for event in page.events if event.expires_at > now],
+            "next_cursor": page.next_cursor,
+        }
+
+    def get_leaderboard(
+        self, ladder_id: str, limit: object = None, cursor: object = None
+    ) -> JsonObject:
+        ladder = self.ladder(ladder_id)
+        page_size = page_limit(limit, DEFAULT_LEADERBOARD_LIMIT)
+        rank_offset, after = documents.decode_leaderboard_cursor(cursor)
+        rows = list(self._storage.leaderboard(ladder.ladder_id, page_size + 1, after))
+        more = len(rows) > page_size
+        rows = rows[:page_size]
+        entries = [
+            {
+                "rank": rank_offset + position,
+                "player_id": row.player_id,
+                "rating": row.rating,
+                "ranked_games": row.ranked_games,
+            }
+            for position, row in enumerate(rows, start=1)
+        ]
+        next_cursor = None
+        if more and rows:
+            last = rows[-1]
+            next_cursor = documents.encode_cursor(
+                {"n": rank_offset + len(rows), "r": last.rating, "p": last.player_id}
+            )
+        return {"ladder": ladder.ladder_id, "entries": entries, "next_cursor": next_cursor}
+
+
+def page_limit(limit: object, default: int) -> int:
+    if limit is None:
+        return default
+    if isinstance(limit, str) and limit.isdigit() and len(limit) <= 6:
+        limit = int(limit)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise InvalidInput("limit", f"limit must be an integer from 1 to {MAX_PAGE}")
+    return limit
