@@ -741,7 +741,6 @@ def test_account_with_ranked_games_keeps_its_own_state(service: RatingService) -
     [
         ((ANON, ACCOUNT), (ANON, "acct-2")),  # an anonymous id links once
         ((ANON, ACCOUNT), ("dev-other", ACCOUNT)),  # an account absorbs one anonymous id
-        ((ANON, ACCOUNT), (ANON, ACCOUNT)),  # the same link again
         ((ANON, ACCOUNT), (ACCOUNT, "acct-2")),  # an account is not an anonymous id
         ((ANON, ACCOUNT), ("dev-other", ANON)),  # a linked anonymous id is not an account
     ],
@@ -1102,6 +1101,7 @@ def contract_scenario(storage: Storage) -> dict[str, Any]:
     call("link-1", service.link_identity, {"anonymous_id": "dev-1", "account_id": "acct-1"})
     call("link-2", service.link_identity, {"anonymous_id": "dev-2", "account_id": "alice"})
     call("link-again", service.link_identity, {"anonymous_id": "dev-1", "account_id": "acct-9"})
+    call("link-retry", service.link_identity, {"anonymous_id": "dev-1", "account_id": "acct-1"})
     call("link-same", service.link_identity, {"anonymous_id": "dev-3", "account_id": "dev-3"})
     call("anon-after", service.submit_game, bg, game("a-3", "bob", "dev-1", played_at=NOW - MINUTE))
     call(
@@ -1157,6 +1157,7 @@ def test_contract_same_scenario_same_answers(any_storage: Storage) -> None:
     assert answers["link-1"]["ladders"][0] == {"ladder": "backgammon", "kept": "anonymous"}
     assert answers["link-2"]["ladders"][1] == {"ladder": "sedma", "kept": "account"}
     assert answers["link-again"] == {"error": "already_linked"}
+    assert answers["link-retry"] == answers["link-1"]
     assert answers["link-same"] == {"error": "invalid_input"}
     assert side(answers["anon-after"]["result"], "acct-1")["submitted_id"] == "dev-1"
     assert answers["later-game-bg-0"] == {"error": "not_found"}

@@ -102,7 +102,6 @@ def test_an_anonymous_id_links_once_and_an_account_absorbs_once(
         ("dev-other", ACCOUNT),  # the account already absorbed one
         ("dev-other", ANON),  # the "account" is a linked anonymous id
         (ACCOUNT, "acct-other"),  # the "anonymous id" is an account that absorbed one
-        (ANON, ACCOUNT),  # the very same link again
     ]
     for anonymous_id, account_id in cases:
         with pytest.raises(AlreadyLinked) as raised:
@@ -110,6 +109,22 @@ def test_an_anonymous_id_links_once_and_an_account_absorbs_once(
         assert raised.value.code == "already_linked"
     assert storage.commits == commits
     assert storage.links == {ANON: ACCOUNT}
+
+
+@pytest.mark.parametrize("played_before_linking", [True, False])
+def test_the_same_link_again_answers_as_the_first_time_and_changes_nothing(
+    service: RatingService, storage: InMemoryStorage, played_before_linking: bool
+) -> None:
+    if played_before_linking:
+        service.submit_game("backgammon", game("g-1", ANON, "bob"))
+    first = link(service)
+    commits = storage.commits
+
+    again = link(service)
+
+    assert again == first
+    assert kept(again)["backgammon"] == ("anonymous" if played_before_linking else "account")
+    assert storage.commits == commits
 
 
 def test_linking_an_id_to_itself_is_invalid(

@@ -1,10 +1,19 @@
 """Identities: link an anonymous id to an account once, moving its state where the account
 has none (per ladder)."""
 
+from collections.abc import Mapping
+
 from ratings.service.base import ServiceBase, Submitted
 from ratings.service.errors import AlreadyLinked
 from ratings.service.inputs import parse_link
-from ratings.service.ports import AlreadyStored, JsonObject, Link, PlayerRecord, StateWrite
+from ratings.service.ports import (
+    AlreadyStored,
+    JsonObject,
+    Link,
+    PlayerRecord,
+    StateWrite,
+    WriteConflict,
+)
 
 
 class IdentityUseCases(ServiceBase):
@@ -16,6 +25,8 @@ class IdentityUseCases(ServiceBase):
     def _link_once(self, anonymous_id: str, account_id: str) -> Submitted:
         ladder_ids = list(self._ladders)
         reads = self._storage.read_for_link(anonymous_id, account_id, ladder_ids)
+        if reads.anonymous_linked_to == account_id:
+            return self._repeated_link(anonymous_id, account_id, reads.states)
         if reads.anonymous_linked_to is not None:
             raise AlreadyLinked(f"anonymous_id {anonymous_id!r} is already linked to an account")
         if reads.account_absorbed is not None:
@@ -68,8 +79,24 @@ class IdentityUseCases(ServiceBase):
         try:
             self._storage.commit_link(Link(anonymous_id, account_id), writes)
         except AlreadyStored:
-            raise AlreadyLinked(
-                f"anonymous_id {anonymous_id!r} or account_id {account_id!r} was linked meanwhile"
-            ) from None
+            # Linked meanwhile: read again, to answer a concurrent copy of this very link as
+            # its retry, and any other link as the conflict it is.
+            raise WriteConflict(anonymous_id) from None
         result = {"anonymous_id": anonymous_id, "account_id": account_id, "ladders": kept}
         return Submitted(result, created=True)
+
+    def _repeated_link(
+        self,
+        anonymous_id: str,
+        account_id: str,
+        states: Mapping[tuple[str, str], PlayerRecord],
+    ) -> Submitted:
+        """The answer of a link already made: in each ladder the account kept the anonymous
+        state exactly when it absorbed it, as the first answer said."""
+        kept: list[JsonObject] = []
+        for ladder_id in self._ladders:
+            account = states.get((ladder_id, account_id))
+            absorbed = account is not None and account.absorbed_id == anonymous_id
+            kept.append({"ladder": ladder_id, "kept": "anonymous" if absorbed else "account"})
+        result = {"anonymous_id": anonymous_id, "account_id": account_id, "ladders": kept}
+        return Submitted(result, created=False)
