@@ -214,4 +214,3 @@ class Replayer:
             )
             for rank, (pid, track) in enumerate(ordered, start=1)
         ]
-
