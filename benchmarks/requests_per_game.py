@@ -30,6 +30,7 @@ from moto import mock_aws
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.usecases import RatingService
 from ratings.storage.dynamodb import DynamoStorage
+from ratings.timestamps import format_utc_millis
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 READS = ("BatchGetItem", "GetItem", "Query", "Scan", "TransactGetItems")
@@ -189,7 +190,7 @@ def body(
     winner: str | None = rng.choice([a, b])
     game: dict[str, Any] = {
         "game_id": game_id,
-        "played_at": at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z",
+        "played_at": format_utc_millis(at),
         "players": [{"id": a}, {"id": b}],
     }
     if ladder == "backgammon":

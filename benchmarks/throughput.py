@@ -46,7 +46,8 @@ import boto3
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
 
-from ratings.storage.dynamodb import leaderboard_shard, timestamp
+from ratings.storage.dynamodb import leaderboard_shard
+from ratings.timestamps import format_utc_millis
 from ratings_local.stack import LocalStack, Options
 
 LADDER = "backgammon"
@@ -208,7 +209,7 @@ def fill_items(
     now = datetime.now(UTC)
     for number in range(start, stop):
         a, b = rng.sample(players, 2)
-        at = timestamp(now - timedelta(seconds=rng.uniform(60, 14 * 86400)))
+        at = format_utc_millis(now - timedelta(seconds=rng.uniform(60, 14 * 86400)))
         replacements = {
             TEMPLATE_GAME: f"fill-{number}",
             TEMPLATE_A: a,

@@ -22,7 +22,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.lambda_support import payloads, queues, telemetry
-from ratings.lambda_support.problems import problem_for
 from ratings.lambda_support.tracing import make_tracer
 
 if TYPE_CHECKING:
@@ -39,54 +38,54 @@ AWARDED, DUPLICATE, DEAD_LETTERED, LEFT = "awarded", "duplicate", "dead_lettered
 DONE = frozenset({AWARDED, DUPLICATE, DEAD_LETTERED})
 
 
+def podium_request(body: str) -> queues.Request:
+    podium = payloads.queued_object(body)
+    return queues.Request(
+        "tournament_id", podium.get("tournament_id"), lambda service: service.award_podium(podium)
+    )
+
+
+def podium_dlq_url() -> str:
+    return queues.require_queue_url(wiring.config().podium_dlq_url, "RATINGS_PODIUM_DLQ_URL")
+
+
+consumer = queues.Consumer(
+    read=podium_request,
+    count_stored=telemetry.record_podium,
+    lines=queues.LogLines(
+        stored="podium awarded",
+        duplicate="podium already awarded",
+        left="podium left in the queue for a later run",
+        left_after_bug="podium left in the queue after an unexpected error",
+        dead_lettered="podium message dead-lettered",
+    ),
+    dead_letter_queue=podium_dlq_url,
+    service=wiring.service,
+    sqs=wiring.sqs_client,
+    logger=logger,
+    metrics=metrics,
+)
+#: The summary's names of the consumer's outcomes.
+_NAMES = {
+    queues.Outcome.STORED: AWARDED,
+    queues.Outcome.DUPLICATE: DUPLICATE,
+    queues.Outcome.DEAD_LETTERED: DEAD_LETTERED,
+}
+
+
 @tracer.capture_method
-def award(message: "MessageTypeDef", dlq_url: str) -> str:
+def award(message: "MessageTypeDef") -> str:
     """Award one podium message; the outcome says whether it may be deleted."""
-    logger.set_correlation_id(message["MessageId"])
     try:
-        podium = payloads.queued_object(message["Body"])
-        if tournament_id := telemetry.loggable_id(podium.get("tournament_id")):
-            logger.append_keys(tournament_id=tournament_id)
-        service = wiring.service()
-        with telemetry.counting_retries(metrics, service):
-            submitted = service.award_podium(podium)
-    except Exception as error:
-        return settle_failure(message, error, dlq_url)
-    else:
-        if not submitted.created:
-            logger.info("podium already awarded")
-            return DUPLICATE
-        telemetry.count(metrics, telemetry.PODIUMS_AWARDED)
-        logger.info("podium awarded")
-        return AWARDED
-    finally:
-        logger.remove_keys(["tournament_id"])
-
-
-def settle_failure(message: "MessageTypeDef", error: Exception, dlq_url: str) -> str:
-    """Dead-letter a podium that can never be awarded; leave one that may be, later."""
-    problem = problem_for(error)
-    if problem is None:
-        logger.exception("podium left in the queue after an unexpected error")
+        return _NAMES[consumer.settle(message["MessageId"], message["Body"])]
+    except queues.LeftForRetry:
         return LEFT
-    if problem.retryable:
-        logger.warning("podium left in the queue for a later run", extra={"error": repr(error)})
-        return LEFT
-    field = queues.field_of(error)
-    queues.dead_letter(
-        dlq_url, message["Body"], problem, source_message_id=message["MessageId"], field=field
-    )
-    telemetry.count(metrics, telemetry.MESSAGES_DEAD_LETTERED)
-    logger.warning(
-        "podium message dead-lettered",
-        extra={"reason": problem.code, "field": field, "detail": problem.message},
-    )
-    return DEAD_LETTERED
 
 
-def drain(queue_url: str, dlq_url: str, deadline: float) -> Counter[str]:
+def drain(queue_url: str, deadline: float) -> Counter[str]:
+    client = wiring.sqs_client()
     outcomes: Counter[str] = Counter()
-    for batch in queues.receive_batches(queue_url, deadline):
+    for batch in queues.receive_batches(client, queue_url, deadline):
         done: list[MessageTypeDef] = []
         unhandled: list[MessageTypeDef] = []
         try:
@@ -94,16 +93,16 @@ def drain(queue_url: str, dlq_url: str, deadline: float) -> Counter[str]:
                 if time.monotonic() >= deadline:
                     unhandled.append(message)
                     continue
-                outcome = award(message, dlq_url)
+                outcome = award(message)
                 outcomes[outcome] += 1
                 if outcome in DONE:
                     done.append(message)
         finally:
-            undeleted = queues.delete(queue_url, done)
+            undeleted = queues.delete(client, queue_url, done)
             if undeleted:  # they come back and are settled again, as duplicates
                 logger.warning("handled messages not deleted", extra={"count": undeleted})
             outcomes["undeleted"] += undeleted
-            queues.release(queue_url, unhandled)
+            queues.release(client, queue_url, unhandled)
             outcomes["released"] += len(unhandled)
         # A first run may drain for minutes: collect from its second batch on (see startup).
         startup.resume_collector()
@@ -117,10 +116,10 @@ def drain(queue_url: str, dlq_url: str, deadline: float) -> Counter[str]:
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     config = wiring.config()
     queue_url = queues.require_queue_url(config.podium_queue_url, "RATINGS_PODIUM_QUEUE_URL")
-    dlq_url = queues.require_queue_url(config.podium_dlq_url, "RATINGS_PODIUM_DLQ_URL")
+    podium_dlq_url()  # both queues are known before anything is received
     remaining = context.get_remaining_time_in_millis() / 1000 - RESERVE_SECONDS
     budget = max(0.0, min(config.drain_seconds, remaining))
-    outcomes = drain(queue_url, dlq_url, time.monotonic() + budget)
+    outcomes = drain(queue_url, time.monotonic() + budget)
     logger.set_correlation_id(event.get("id"))  # the run's again, after its messages'
     summary = {name: outcomes[name] for name in (*sorted(DONE), LEFT, "released", "undeleted")}
     logger.info("podium queue drained", extra={"budget_seconds": budget, **summary})

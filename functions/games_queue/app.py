@@ -26,7 +26,6 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.lambda_support import payloads, queues, telemetry
-from ratings.lambda_support.problems import Problem, problem_for
 from ratings.lambda_support.tracing import make_tracer
 
 logger = Logger()
@@ -37,43 +36,39 @@ metrics = Metrics()
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
+def game_request(body: str) -> queues.Request:
+    ladder, game = payloads.queued_game(body)
+    return queues.Request(
+        "game_id", game.get("game_id"), lambda service: service.submit_game(ladder, game)
+    )
+
+
+def games_dlq_url() -> str:
+    return queues.require_queue_url(wiring.config().games_dlq_url, "RATINGS_GAMES_DLQ_URL")
+
+
+consumer = queues.Consumer(
+    read=game_request,
+    count_stored=telemetry.record_game,
+    lines=queues.LogLines(
+        stored="game stored",
+        duplicate="game already stored",
+        left="game left for a retry",
+        left_after_bug="game left for a retry after an unexpected error",
+        dead_lettered="game message dead-lettered",
+    ),
+    dead_letter_queue=games_dlq_url,
+    service=wiring.service,
+    sqs=wiring.sqs_client,
+    logger=logger,
+    metrics=metrics,
+)
+
+
 @tracer.capture_method
 def rate_game(record: SQSRecord) -> None:
-    logger.set_correlation_id(record.message_id)
-    try:
-        ladder, game = payloads.queued_game(record.body)
-        if game_id := telemetry.loggable_id(game.get("game_id")):
-            logger.append_keys(game_id=game_id)
-        service = wiring.service()
-        with telemetry.counting_retries(metrics, service):
-            submitted = service.submit_game(ladder, game)
-    except Exception as error:
-        problem = problem_for(error)
-        if problem is None:
-            logger.exception("game left for a retry after an unexpected error")
-            raise  # a batch item failure: SQS delivers it again (and dead-letters it in the end)
-        if problem.retryable:
-            logger.warning("game left for a retry", extra={"error": repr(error)})
-            raise
-        dead_letter(record, error, problem)
-    else:
-        telemetry.record_game(metrics, submitted)
-        logger.info("game stored" if submitted.created else "game already stored")
-    finally:
-        logger.remove_keys(["game_id"])
-
-
-def dead_letter(record: SQSRecord, error: Exception, problem: Problem) -> None:
-    field = queues.field_of(error)
-    queue_url = queues.require_queue_url(wiring.config().games_dlq_url, "RATINGS_GAMES_DLQ_URL")
-    queues.dead_letter(
-        queue_url, record.body, problem, source_message_id=record.message_id, field=field
-    )
-    telemetry.count(metrics, telemetry.MESSAGES_DEAD_LETTERED)
-    logger.warning(
-        "game message dead-lettered",
-        extra={"reason": problem.code, "field": field, "detail": problem.message},
-    )
+    # LeftForRetry is a batch item failure: SQS delivers the record again.
+    consumer.settle(record.message_id, record.body)
 
 
 @startup.resumes_collector

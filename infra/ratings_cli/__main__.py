@@ -1,34 +1,18 @@
-"""`ratings export | replay | calibrate | simulate`: see `ratings COMMAND --help`."""
+"""`ratings export | replay | calibrate | simulate`: see `ratings COMMAND --help`.
+
+The command line: its arguments and help texts, and the exit statuses. What each command
+does once its arguments are parsed lives in `ratings_cli.commands`.
+"""
 
 import argparse
-import contextlib
-import csv
-import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from ratings.rules import Ruleset
 from ratings_cli import progress
-from ratings_cli.calibration import calibrate, rating_spread
-from ratings_cli.records import (
-    GameLine,
-    InputError,
-    Record,
-    dumps,
-    parse_time,
-    read_games,
-    write_lines,
-)
-from ratings_cli.replay import Replayer, TableRow
-from ratings_cli.rules import (
-    choose_ruleset,
-    divisor_of,
-    ladder_named,
-    parse_params,
-    recorded_divisor,
-)
+from ratings_cli.commands import run_calibrate, run_export, run_replay, run_simulate
+from ratings_cli.records import InputError
 
 #: Exit statuses: 0 done, 1 the table could not be read, 2 bad input or flags.
 EXIT_INPUT = 2
@@ -87,19 +71,6 @@ def _export_parser(commands: Any) -> None:
     command.set_defaults(run=run_export)
 
 
-def run_export(args: argparse.Namespace) -> int:
-    from ratings_cli.export import stored_results  # boto3 and pynamodb only when needed
-
-    results = stored_results(
-        args.ladder, table=args.table, region=args.region, endpoint_url=args.endpoint_url
-    )
-    with _open_output(args.output) as out:
-        count = write_lines(results, out)
-    where = args.output or "standard output"
-    print(f"exported {count} games of ladder {args.ladder} to {where}", file=sys.stderr)
-    return 0
-
-
 # replay -------------------------------------------------------------------------------------
 
 
@@ -129,19 +100,6 @@ def _rules_arguments(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _ruleset_from(args: argparse.Namespace) -> tuple[str, Ruleset]:
-    ladder = ladder_named(args.ladder)
-    params: dict[str, object] = {}
-    for name in ("divisor", "k", "heavy_volume_k", "starting_rating"):
-        value = getattr(args, name)
-        if value is not None:
-            params[name] = value
-    if args.heavy_volume_games is not None:
-        params.update(parse_params([f"heavy_volume_games={args.heavy_volume_games}"]))
-    params.update(parse_params(args.param))
-    return ladder.ladder_id, choose_ruleset(ladder, args.ruleset_version, params)
-
-
 def _progress_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--progress",
@@ -149,6 +107,17 @@ def _progress_arguments(command: argparse.ArgumentParser) -> None:
         default=None,
         help=f"progress bar on stderr (default: on for {progress.LONG_INPUT}+ games "
         "when stderr is a terminal)",
+    )
+
+
+def _active_days_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--active-days",
+        type=float,
+        metavar="DAYS",
+        default=7.0,
+        help="players with a ranked game in the file's last DAYS days count as active "
+        "for the spread (default 7)",
     )
 
 
@@ -173,101 +142,10 @@ def _replay_parser(commands: Any) -> None:
         "--table-out", type=Path, help="final table as .csv, or .json (any other name: JSON)"
     )
     command.add_argument("--top", type=int, default=10, help="table rows to print (default 10)")
-    command.add_argument(
-        "--active-days",
-        type=float,
-        metavar="DAYS",
-        default=7.0,
-        help="players with a ranked game in the file's last DAYS days count as active "
-        "for the spread (default 7)",
-    )
+    _active_days_argument(command)
     command.add_argument("--json", action="store_true", help="print the summary as JSON")
     _progress_arguments(command)
     command.set_defaults(run=run_replay)
-
-
-def run_replay(args: argparse.Namespace) -> int:
-    ladder_id, ruleset = _ruleset_from(args)
-    games = read_games(args.games, ladder_id)
-    replayer = Replayer(ladder_id, ruleset)
-    results: list[Record] = []
-    enabled = progress.wanted(args.progress, len(games))
-    with progress.Progress(len(games), "replay", enabled=enabled) as bar:
-        for game in games:
-            results.append(replayer.rate(game))
-            bar.advance()
-    if args.output:
-        with _open_output(None if args.output == "-" else args.output) as out:
-            write_lines(results, out)
-    table = replayer.table()
-    if args.table_out:
-        _write_table(table, args.table_out)
-    replayed = [
-        GameLine(game.line, game.played_at, result)
-        for game, result in zip(games, results, strict=True)
-    ]
-    spread = rating_spread(replayed, args.active_days)
-    summary: dict[str, Any] = {
-        "ladder": ladder_id,
-        "ruleset": ruleset.name,
-        "ruleset_version": ruleset.version,
-        "parameters": dict(ruleset.parameters()),
-        "games": replayer.games,
-        "ranked_games": replayer.ranked,
-        "players": len(table),
-        "spread": spread.to_json() if spread else None,
-        "table": [row.to_json() for row in table],
-    }
-    report = sys.stderr if args.output == "-" else sys.stdout
-    if args.json:
-        print(json.dumps(summary, indent=2), file=report)
-    else:
-        print(_replay_text(summary, table, args.top), file=report)
-    return 0
-
-
-def _replay_text(summary: dict[str, Any], table: list[TableRow], top: int) -> str:
-    parameters = summary["parameters"]
-    lines = [
-        f"replayed {summary['games']} games ({summary['ranked_games']} ranked) of ladder "
-        f"{summary['ladder']} under {summary['ruleset']} {summary['ruleset_version']} "
-        f"(divisor {parameters.get('divisor'):g}): {summary['players']} players",
-    ]
-    spread = summary["spread"]
-    if spread:
-        lines.append(
-            f"rating spread of {spread['active_players']} active players: middle half within "
-            f"{spread['middle_half_span']:.0f} points ({spread['p25']:.0f}-{spread['p75']:.0f}), "
-            f"middle 80% within {spread['middle_80_span']:.0f}, sd {spread['sd']:.0f}"
-        )
-    if top > 0 and table:
-        lines += [
-            "",
-            f"{'rank':>4}  {'player':<12} {'rating':>6} {'games':>6} {'won':>6} "
-            f"{'expected':>8} {'points':>7}",
-        ]
-        for row in table[:top]:
-            lines.append(
-                f"{row.rank:>4}  {row.player_id:<12} {row.rating:>6} {row.ranked_games:>6} "
-                f"{row.win_share or 0:>6.1%} {row.expected_share or 0:>8.1%} {row.points:>+7}"
-            )
-    return "\n".join(lines)
-
-
-def _write_table(table: list[TableRow], path: Path) -> None:
-    rows = [row.to_json() for row in table]
-    try:
-        with path.open("w", encoding="utf-8", newline="") as out:
-            if path.suffix.lower() == ".csv":
-                fields = list(rows[0]) if rows else ["rank", "player_id", "rating"]
-                writer = csv.DictWriter(out, fieldnames=fields)
-                writer.writeheader()
-                writer.writerows(rows)
-            else:
-                json.dump(rows, out, indent=1)
-                out.write("\n")
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
 # calibrate ----------------------------------------------------------------------------------
@@ -307,14 +185,7 @@ def _calibrate_parser(commands: Any) -> None:
     command.add_argument(
         "--confidence", type=float, default=0.95, help="of the interval (default 0.95)"
     )
-    command.add_argument(
-        "--active-days",
-        type=float,
-        metavar="DAYS",
-        default=7.0,
-        help="players with a ranked game in the file's last DAYS days count as active "
-        "for the spread (default 7)",
-    )
+    _active_days_argument(command)
     command.add_argument(
         "--top-share",
         type=float,
@@ -326,77 +197,6 @@ def _calibrate_parser(commands: Any) -> None:
     command.add_argument("--title", help="title of the plot")
     command.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     command.set_defaults(run=run_calibrate)
-
-
-def run_calibrate(args: argparse.Namespace) -> int:
-    ladder = ladder_named(args.ladder)
-    if args.bucket_width <= 0 or args.max_lead <= 0:
-        raise InputError("--bucket-width and --max-lead must be positive")
-    if not 0 < args.confidence < 1:
-        raise InputError("--confidence must be between 0 and 1, e.g. 0.95")
-    if not 0 < args.top_share <= 1:
-        raise InputError("--top-share must be above 0 and at most 1, e.g. 0.1")
-    if args.min_games < 0:
-        raise InputError("--min-games must be 0 or more")
-    if args.divisor is not None and args.divisor <= 0:
-        raise InputError("--divisor must be positive")
-    since = parse_time(args.since, "--since") if args.since else None
-    games = read_games(args.games, ladder.ladder_id)
-    fallback = divisor_of(ladder.ruleset)
-    if args.divisor is not None:
-        current, source = args.divisor, "--divisor"
-    else:
-        current, source = fallback, f"ladder default, {ladder.ruleset.version}"
-        ranked = [game for game in games if game.record.get("ranked", True)]
-        if ranked:
-            latest = ranked[-1].record
-            found = recorded_divisor(latest.get("ruleset"), latest.get("ruleset_version"))
-            if found is not None:
-                current = found
-                source = (
-                    f"rules of the latest game: {latest.get('ruleset')} "
-                    f"{latest.get('ruleset_version')}"
-                )
-
-    def divisor_for(record: Record) -> float:
-        found = recorded_divisor(record.get("ruleset"), record.get("ruleset_version"))
-        return current if found is None else found
-
-    try:
-        report = calibrate(
-            games,
-            ladder=ladder.ladder_id,
-            current_divisor=current,
-            current_source=source,
-            divisor_for=divisor_for,
-            min_games=args.min_games,
-            since=since,
-            bucket_width=args.bucket_width,
-            max_lead=args.max_lead,
-            confidence=args.confidence,
-            active_days=args.active_days,
-            top_share=args.top_share,
-        )
-    except ValueError as error:
-        raise InputError(f"{args.games}: {error} (check --min-games and --since)") from None
-    plot: Path | None = None
-    if not args.no_plot:
-        from ratings_cli.plot import write_plot  # matplotlib only when a plot is wanted
-
-        plot = args.plot
-        try:
-            write_plot(report, plot, args.title)
-        except OSError as error:
-            raise InputError(f"cannot write {plot}: {error.strerror or error}") from None
-    if args.json:
-        figures = report.to_json()
-        figures["plot"] = str(plot) if plot else None
-        print(json.dumps(figures, indent=2))
-    else:
-        print(report.to_text())
-        if plot:
-            print(f"plot: {plot}")
-    return 0
 
 
 # simulate -----------------------------------------------------------------------------------
@@ -465,75 +265,6 @@ def _simulate_parser(commands: Any) -> None:
     )
     _progress_arguments(command)
     command.set_defaults(run=run_simulate)
-
-
-def run_simulate(args: argparse.Namespace) -> int:
-    from ratings_cli.simulate import Simulation, Simulator
-
-    ladder_id, ruleset = _ruleset_from(args)
-    simulation = Simulation(
-        players=args.players,
-        games=args.games,
-        luck=args.luck,
-        true_divisor=args.true_divisor,
-        spread=args.spread,
-        activity=args.activity,
-        days=args.days,
-        seed=args.seed,
-        start=parse_time(args.start, "--start"),
-    )
-    try:
-        simulator = Simulator(simulation, ladder_id, ruleset)
-    except ValueError as error:
-        raise InputError(str(error)) from None
-    enabled = progress.wanted(args.progress, simulation.games)
-    with (
-        _open_output(args.output) as out,
-        progress.Progress(simulation.games, "simulate", enabled=enabled) as bar,
-    ):
-        for result in simulator.games():
-            out.write(dumps(result))
-            out.write("\n")
-            bar.advance()
-    if args.strengths_out:
-        truth = {
-            "true_divisor": simulation.true_divisor,
-            "luck": simulation.luck,
-            "spread": simulation.spread,
-            "seed": simulation.seed,
-            "strengths": {pid: round(value, 3) for pid, value in simulator.strengths.items()},
-        }
-        try:
-            args.strengths_out.write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
-        except OSError as error:
-            raise InputError(
-                f"cannot write {args.strengths_out}: {error.strerror or error}"
-            ) from None
-    print(
-        f"simulated {simulation.games} games between {simulation.players} players "
-        f"(true divisor {simulation.true_divisor:g}, luck {simulation.luck:g}, "
-        f"spread {simulation.spread:g}, seed {simulation.seed}) rated under {ruleset.name} "
-        f"{ruleset.version}" + (f" -> {args.output}" if args.output else ""),
-        file=sys.stderr,
-    )
-    return 0
-
-
-# shared -------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def _open_output(path: str | None) -> Iterator[IO[str]]:
-    if path is None:
-        yield sys.stdout
-        sys.stdout.flush()
-        return
-    try:
-        handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
-    except OSError as error:
-        raise InputError(f"cannot write {path}: {error.strerror or error}") from None
-    with handle:
-        yield handle
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ and the spread of the active players' ratings. matplotlib's Agg canvas, no displ
 
 from pathlib import Path
 
-from ratings_cli.calibration import Report, expected_share
+from ratings_cli.calibration import expected_share
+from ratings_cli.calibration_report import Report
 from ratings_cli.records import InputError
 
 

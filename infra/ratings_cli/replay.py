@@ -7,7 +7,6 @@ calibrated, compared or replayed again. Unranked games stay unranked, for the re
 """
 
 from collections import deque
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -200,12 +199,6 @@ class Replayer:
             )
             for rank, (pid, track) in enumerate(ordered, start=1)
         ]
-
-
-def replay(ladder_id: str, ruleset: Ruleset, games: Iterable[GameLine]) -> Iterator[Record]:
-    replayer = Replayer(ladder_id, ruleset)
-    for game in games:
-        yield replayer.rate(game)
 
 
 def _own_fields(fields: tuple[Field, ...], values: Record, where: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import Any
 
 from ratings.rules import Ruleset
 from ratings.rules.fields import Field
+from ratings.timestamps import format_utc_millis
 from ratings_cli.records import GameLine, Record
 from ratings_cli.replay import Replayer
 
@@ -64,12 +65,6 @@ def win_probability(gap: float, true_divisor: float, luck: float) -> float:
     exponent = -gap / true_divisor
     skill = 0.0 if exponent > 300 else 1.0 / (1.0 + 10.0**exponent)
     return luck / 2 + (1 - luck) * skill
-
-
-def timestamp(at: datetime) -> str:
-    """UTC to the millisecond with a Z, the way the service writes played_at."""
-    at = at.astimezone(UTC)
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
 
 
 class Simulator:
@@ -140,7 +135,7 @@ class Simulator:
         record: Record = {
             "game_id": f"sim-{number + 1:0{digits}d}",
             "ladder": self.ladder_id,
-            "played_at": timestamp(played_at),
+            "played_at": format_utc_millis(played_at),
             "ruleset": self.ruleset.name,
             "ruleset_version": self.ruleset.version,
             "ranked": True,

@@ -283,7 +283,7 @@ def test_nothing_to_fit_and_bad_flags_are_explained(
 
 
 def test_the_observed_interval_of_a_bucket_is_wilsons() -> None:
-    from ratings_cli.calibration import Bucket
+    from ratings_cli.calibration_figures import Bucket
 
     bucket = Bucket(0, 50, games=100, favourite_score=60)
     low, high = bucket.observed_interval(1.96)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ratings import wiring
-from ratings.lambda_support import queues, startup
+from ratings.lambda_support import startup
 
 from .conftest import Stack
 from .lambdakit import (
@@ -159,7 +159,7 @@ def test_the_drain_stops_at_its_budget_and_releases_what_it_did_not_handle(
 ) -> None:
     monkeypatch.setenv("RATINGS_DRAIN_SECONDS", "0.5")
     wiring.reset()
-    queues.sqs_client()  # a warm container: the budget goes to the queue, not to the client
+    wiring.sqs_client()  # a warm container: the budget goes to the queue, not to the client
     stack.dynamo_faults().delay("TransactWriteItems", 0.6)  # a slow store
     send(stack, *(json.dumps(podium(f"t-{n}", f"p{n}")) for n in range(5)))
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ratings.aws_errors import TRANSIENT_AWS_CODES
 from ratings.service.errors import (
     AlreadyLinked,
     GameConflict,
@@ -22,29 +23,6 @@ from ratings.service.ports import TransientStorageError, WriteConflict
 
 #: The largest body (HTTP request or queue message) a caller may send.
 MAX_BODY_BYTES = 64 * 1024
-
-#: AWS error codes after which the same call may succeed (DynamoDB, SQS, and generic ones).
-TRANSIENT_AWS_CODES = frozenset(
-    {
-        "InternalError",
-        "InternalFailure",
-        "InternalServerError",
-        "LimitExceededException",
-        "ProvisionedThroughputExceededException",
-        "RequestLimitExceeded",
-        "RequestThrottled",
-        "RequestTimeout",
-        "RequestTimeoutException",
-        "ServiceUnavailable",
-        "ThrottledException",
-        "Throttling",
-        "ThrottlingException",
-        "TooManyRequestsException",
-        "TransactionConflictException",
-        "TransactionInProgressException",
-    }
-)
-
 
 #: How far `is_transient` follows the causes of an error.
 _MAX_CAUSES = 8

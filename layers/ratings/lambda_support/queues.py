@@ -1,16 +1,22 @@
-"""SQS for the queue consumers: one client per container, dead-lettering with the reason,
-and draining a queue within a deadline.
+"""SQS for the queue consumers: settling one message (done, left for a retry, or
+dead-lettered with its reason), and receiving, deleting and releasing messages while draining.
+
+Nothing here builds a client or reads configuration: the handlers pass what `ratings.wiring`
+built (wiring is the top of the package and may import this module, never the reverse).
 """
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from ratings import wiring
-from ratings.lambda_support.problems import Problem
+from ratings.lambda_support import telemetry
+from ratings.lambda_support.problems import Problem, problem_for
 from ratings.service.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools import Logger, Metrics
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_sqs.type_defs import (
         ChangeMessageVisibilityBatchRequestEntryTypeDef,
@@ -18,6 +24,8 @@ if TYPE_CHECKING:
         MessageAttributeValueTypeDef,
         MessageTypeDef,
     )
+
+    from ratings.service.usecases import RatingService, Submitted
 
 #: Longest wait of one receive while draining: long polling sees every server, so an empty
 #: answer means the queue is drained (for now).
@@ -28,8 +36,107 @@ BATCH_SIZE = 10
 _MAX_REASON_CHARS = 1000
 
 
-def sqs_client() -> "SQSClient":
-    return wiring.sqs_client()
+class Outcome(StrEnum):
+    """How a message was settled; each of these means it may be deleted from its queue."""
+
+    STORED = "stored"
+    DUPLICATE = "duplicate"  # a redelivery: the use case had stored it already
+    DEAD_LETTERED = "dead_lettered"
+
+
+class LeftForRetry(Exception):
+    """The message may succeed later: it stays in its queue and SQS delivers it again (the
+    queue's redrive policy dead-letters it after maxReceiveCount tries). Raised from the
+    error that left it."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A message's use case call, once its body is read."""
+
+    #: Logged with every line about the message, when `logged_id` has the shape of an id.
+    id_key: str
+    logged_id: object
+    submit: "Callable[[RatingService], Submitted]"
+
+
+@dataclass(frozen=True)
+class LogLines:
+    """What the consumer logs about its messages, in words of their queue."""
+
+    stored: str
+    duplicate: str
+    left: str
+    left_after_bug: str
+    dead_lettered: str
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """Settles the messages of one queue, each on its own: read the body, call the use case,
+    then done, left for a retry (transient: `LeftForRetry`), or dead-lettered (never succeeds).
+    """
+
+    #: The body as a use case call; raises what `problem_for` maps (invalid, too large).
+    read: Callable[[str], Request]
+    #: The metrics of a stored result (not called for a duplicate).
+    count_stored: "Callable[[Metrics, Submitted], None]"
+    lines: LogLines
+    #: The dead-letter queue's URL, looked up when a message is dead-lettered.
+    dead_letter_queue: Callable[[], str]
+    service: "Callable[[], RatingService]"
+    sqs: "Callable[[], SQSClient]"
+    logger: "Logger"
+    metrics: "Metrics"
+
+    def settle(self, message_id: str, body: str) -> Outcome:
+        logger = self.logger
+        logger.set_correlation_id(message_id)
+        id_key = None
+        try:
+            request = self.read(body)
+            if logged_id := telemetry.loggable_id(request.logged_id):
+                id_key = request.id_key
+                logger.append_keys(**{id_key: logged_id})
+            service = self.service()
+            with telemetry.counting_retries(self.metrics, service):
+                submitted = request.submit(service)
+        except Exception as error:
+            problem = problem_for(error)
+            if problem is None:
+                logger.exception(self.lines.left_after_bug)
+                raise LeftForRetry(message_id) from error
+            if problem.retryable:
+                logger.warning(self.lines.left, extra={"error": repr(error)})
+                raise LeftForRetry(message_id) from error
+            self._dead_letter(message_id, body, error, problem)
+            return Outcome.DEAD_LETTERED
+        else:
+            if not submitted.created:
+                logger.info(self.lines.duplicate)
+                return Outcome.DUPLICATE
+            self.count_stored(self.metrics, submitted)
+            logger.info(self.lines.stored)
+            return Outcome.STORED
+        finally:
+            if id_key is not None:
+                logger.remove_keys([id_key])
+
+    def _dead_letter(self, message_id: str, body: str, error: Exception, problem: Problem) -> None:
+        field = field_of(error)
+        dead_letter(
+            self.sqs(),
+            self.dead_letter_queue(),
+            body,
+            problem,
+            source_message_id=message_id,
+            field=field,
+        )
+        telemetry.count(self.metrics, telemetry.MESSAGES_DEAD_LETTERED)
+        self.logger.warning(
+            self.lines.dead_lettered,
+            extra={"reason": problem.code, "field": field, "detail": problem.message},
+        )
 
 
 def require_queue_url(url: str | None, variable: str) -> str:
@@ -39,7 +146,13 @@ def require_queue_url(url: str | None, variable: str) -> str:
 
 
 def dead_letter(
-    queue_url: str, body: str, problem: Problem, *, source_message_id: str, field: str | None
+    client: "SQSClient",
+    queue_url: str,
+    body: str,
+    problem: Problem,
+    *,
+    source_message_id: str,
+    field: str | None,
 ) -> None:
     """Send a message that can never succeed to `queue_url`, its reason as attributes."""
     attributes: dict[str, MessageAttributeValueTypeDef] = {
@@ -52,7 +165,7 @@ def dead_letter(
     }
     if field:
         attributes["field"] = {"DataType": "String", "StringValue": field}
-    sqs_client().send_message(QueueUrl=queue_url, MessageBody=body, MessageAttributes=attributes)
+    client.send_message(QueueUrl=queue_url, MessageBody=body, MessageAttributes=attributes)
 
 
 def field_of(error: BaseException) -> str | None:
@@ -60,13 +173,14 @@ def field_of(error: BaseException) -> str | None:
     return error.field if isinstance(error, InvalidInput) else None
 
 
-def receive_batches(queue_url: str, deadline: float) -> Iterator[list["MessageTypeDef"]]:
+def receive_batches(
+    client: "SQSClient", queue_url: str, deadline: float
+) -> Iterator[list["MessageTypeDef"]]:
     """Batches of up to ten messages until the queue is empty or `deadline` (monotonic) passes.
 
     A caller deletes what it has handled; whatever it leaves becomes visible again after the
     queue's visibility timeout (or at once, through `release`).
     """
-    client = sqs_client()
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -82,7 +196,7 @@ def receive_batches(queue_url: str, deadline: float) -> Iterator[list["MessageTy
         yield messages
 
 
-def delete(queue_url: str, messages: Sequence["MessageTypeDef"]) -> int:
+def delete(client: "SQSClient", queue_url: str, messages: Sequence["MessageTypeDef"]) -> int:
     """Delete handled messages; returns how many SQS refused to delete.
 
     A message that stays is delivered again and handled again, which the use cases make
@@ -94,11 +208,11 @@ def delete(queue_url: str, messages: Sequence["MessageTypeDef"]) -> int:
         {"Id": str(index), "ReceiptHandle": message["ReceiptHandle"]}
         for index, message in enumerate(messages)
     ]
-    response = sqs_client().delete_message_batch(QueueUrl=queue_url, Entries=entries)
+    response = client.delete_message_batch(QueueUrl=queue_url, Entries=entries)
     return len(response.get("Failed", []))
 
 
-def release(queue_url: str, messages: Sequence["MessageTypeDef"]) -> None:
+def release(client: "SQSClient", queue_url: str, messages: Sequence["MessageTypeDef"]) -> None:
     """Make received but unhandled messages visible again now, for the next run."""
     if not messages:
         return
@@ -106,4 +220,4 @@ def release(queue_url: str, messages: Sequence["MessageTypeDef"]) -> None:
         {"Id": str(index), "ReceiptHandle": message["ReceiptHandle"], "VisibilityTimeout": 0}
         for index, message in enumerate(messages)
     ]
-    sqs_client().change_message_visibility_batch(QueueUrl=queue_url, Entries=entries)
+    client.change_message_visibility_batch(QueueUrl=queue_url, Entries=entries)

@@ -46,6 +46,12 @@ def record_game(metrics: Metrics, submitted: Submitted) -> None:
         metric.add_dimension(name="reason", value=str(reason))
 
 
+def record_podium(metrics: Metrics, submitted: Submitted) -> None:
+    """Count an awarded podium (a podium awarded before is not counted again)."""
+    if submitted.created:
+        count(metrics, PODIUMS_AWARDED)
+
+
 @contextmanager
 def counting_retries(metrics: Metrics, service: RatingService) -> Iterator[RatingService]:
     """Count the conflicts `service` retries inside the block, whether it succeeds or not."""

@@ -6,19 +6,14 @@ import base64
 import binascii
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from ratings.rules import GameInput, InvalidInput, Ladder, PlayerState, Rating, Ruleset
 from ratings.service.ports import JsonObject
+from ratings.timestamps import format_utc_millis
 
 #: Digits kept of the formula's fractional inputs in answers (expected score, coefficient...).
 EXPLAIN_DIGITS = 4
-
-
-def timestamp(at: datetime) -> str:
-    """RFC 3339 in UTC with a Z, to the millisecond (sorts as text in time order)."""
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
 
 
 def describe_ladders(ladders: Mapping[str, Ladder]) -> JsonObject:
@@ -72,7 +67,7 @@ def game_result(
     result: JsonObject = {
         "game_id": game.game_id,
         "ladder": ladder_id,
-        "played_at": timestamp(game.played_at),
+        "played_at": format_utc_millis(game.played_at),
         "ruleset": ruleset.name,
         "ruleset_version": ruleset.version,
         "ranked": unranked_reason is None,

@@ -13,6 +13,7 @@ from ratings.service.ports import (
     StoredTournament,
     WriteConflict,
 )
+from ratings.timestamps import format_utc_millis
 
 
 class PodiumUseCases(ServiceBase):
@@ -43,7 +44,7 @@ class PodiumUseCases(ServiceBase):
         awards: list[JsonObject] = []
         writes: list[StateWrite] = []
         events: list[PlayerEvent] = []
-        at = documents.timestamp(podium.finished_at)
+        at = format_utc_millis(podium.finished_at)
         for (place, submitted_id), record in zip(podium.podium, records, strict=True):
             bonus = ladder.podium_bonus(place) if podium.public else 0
             award: JsonObject = {

@@ -1,0 +1,237 @@
+"""The table layout: key formats, the pynamodb models of items and indexes, their binding to
+one table, and the mapping between items and the storage port's records.
+
+The layout (keys, indexes, items, transactions) is described in docs/table-layout.md; keep the
+two in step.
+"""
+
+import json
+import zlib
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from pynamodb.attributes import (
+    BooleanAttribute,
+    DiscriminatorAttribute,
+    NumberAttribute,
+    TTLAttribute,
+    UnicodeAttribute,
+)
+from pynamodb.connection import Connection
+from pynamodb.constants import PAY_PER_REQUEST_BILLING_MODE
+from pynamodb.indexes import (
+    GlobalSecondaryIndex,
+    IncludeProjection,
+    KeysOnlyProjection,
+    LocalSecondaryIndex,
+)
+from pynamodb.models import Model
+
+from ratings.service.ports import PlayerEvent, PlayerRecord, StoredGame
+from ratings.timestamps import format_utc_millis, parse_utc_millis
+
+RANKED_INDEX = "ranked_by_time"
+LEADERBOARD_INDEX = "leaderboard"
+TTL_ATTRIBUTE = "expires_at"
+STATE_SK = "STATE"
+GAME_SK = "GAME"
+TOURNAMENT_SK = "TOURNAMENT"
+ANON_SK = "ANON"
+ACCOUNT_SK = "ACCOUNT"
+EVENT_SK_PREFIX = "E#"
+LINK_PK_PREFIX = "L#"
+
+
+def player_key(ladder: str, player_id: str) -> str:
+    return f"P#{ladder}#{player_id}"
+
+
+def game_key(ladder: str, game_id: str) -> str:
+    return f"G#{ladder}#{game_id}"
+
+
+def tournament_key(ladder: str, tournament_id: str) -> str:
+    return f"T#{ladder}#{tournament_id}"
+
+
+def link_key(player_id: str) -> str:
+    return f"{LINK_PK_PREFIX}{player_id}"
+
+
+def leaderboard_shard(ladder: str, player_id: str, shards: int) -> str:
+    return f"{ladder}#{zlib.crc32(player_id.encode()) % shards}"
+
+
+def compact_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+class RankedByTime(LocalSecondaryIndex["RatingsItem"]):  # type: ignore[no-untyped-call]
+    """A player's ranked games by played_at: the recent-games window as a key range."""
+
+    class Meta:
+        index_name = RANKED_INDEX
+        projection = KeysOnlyProjection()
+
+    pk = UnicodeAttribute(hash_key=True)
+    ranked_at = UnicodeAttribute(range_key=True)
+
+
+class Leaderboard(GlobalSecondaryIndex["RatingsItem"]):  # type: ignore[no-untyped-call]
+    """Ratings per write shard, highest first when read backwards."""
+
+    class Meta:
+        index_name = LEADERBOARD_INDEX
+        projection = IncludeProjection(["player_id", "ranked_games"])
+
+    lb_shard = UnicodeAttribute(hash_key=True)
+    lb_rating = NumberAttribute(range_key=True)
+
+
+class RatingsItem(Model):
+    """Every item of the table; the subclasses below are its kinds."""
+
+    class Meta:
+        table_name = "ratings"
+        billing_mode = PAY_PER_REQUEST_BILLING_MODE
+
+    pk = UnicodeAttribute(hash_key=True)
+    sk = UnicodeAttribute(range_key=True)
+    kind = DiscriminatorAttribute()
+    expires_at = TTLAttribute(null=True)
+    ranked_at = UnicodeAttribute(null=True)
+    lb_shard = UnicodeAttribute(null=True)
+    lb_rating = NumberAttribute(null=True)
+
+    ranked_by_time = RankedByTime()
+    leaderboard = Leaderboard()
+
+
+class StateItem(RatingsItem, discriminator="state"):
+    ladder = UnicodeAttribute()
+    player_id = UnicodeAttribute()
+    rating = NumberAttribute()
+    ranked_games = NumberAttribute()
+    version = NumberAttribute()
+    absorbed_id = UnicodeAttribute(null=True)
+    listed = BooleanAttribute(default=True)
+
+
+class EventItem(RatingsItem, discriminator="event"):
+    event_kind = UnicodeAttribute()
+    ref_id = UnicodeAttribute()
+    at = UnicodeAttribute()
+    ranked = BooleanAttribute()
+    body = UnicodeAttribute()
+
+
+class GameItem(RatingsItem, discriminator="game"):
+    fingerprint = UnicodeAttribute()
+    result = UnicodeAttribute()
+
+
+class TournamentItem(RatingsItem, discriminator="tournament"):
+    fingerprint = UnicodeAttribute()
+    result = UnicodeAttribute()
+
+
+class LinkItem(RatingsItem, discriminator="link"):
+    #: The other side: the account (on the ANON item) or the anonymous id (on the ACCOUNT item).
+    other_id = UnicodeAttribute()
+
+
+class BoundTable:
+    """The models bound to one table, and the connection every request goes through."""
+
+    def __init__(
+        self,
+        table_name: str,
+        *,
+        region: str = "us-east-1",
+        endpoint_url: str | None = None,
+        leaderboard_shards: int = 4,
+    ) -> None:
+        if leaderboard_shards < 1:
+            raise ValueError("leaderboard_shards must be at least 1")
+        # The models are process-wide classes; one process serves one table.
+        meta = RatingsItem.Meta
+        meta.table_name = table_name
+        setattr(meta, "region", region)  # noqa: B010 - pynamodb reads these optional settings
+        setattr(meta, "host", endpoint_url)  # noqa: B010
+        RatingsItem._connection = None  # rebind to the table configured above
+        self.table_name = table_name
+        self.shards = leaderboard_shards
+
+    @property
+    def connection(self) -> Connection:
+        """The low-level connection (one botocore client) every request goes through."""
+        return RatingsItem._get_connection().connection
+
+    @staticmethod
+    def create_table() -> None:
+        """Create the table with its indexes and TTL (tests and the local stack)."""
+        if not RatingsItem.exists():
+            RatingsItem.create_table(wait=True)
+        RatingsItem.update_ttl(ignore_update_ttl_errors=False)
+
+
+def table_definition() -> Mapping[str, Any]:
+    """Keys, indexes and TTL attribute as the models declare them (checked against the template)."""
+    return {
+        "key": ("pk", "sk"),
+        "local_indexes": {RANKED_INDEX: ("pk", "ranked_at")},
+        "global_indexes": {LEADERBOARD_INDEX: ("lb_shard", "lb_rating")},
+        "ttl_attribute": TTL_ATTRIBUTE,
+    }
+
+
+# Items <-> records -----------------------------------------------------------------------
+
+
+def record_of(item: StateItem) -> PlayerRecord:
+    return PlayerRecord(
+        ladder=item.ladder,
+        player_id=item.player_id,
+        rating=int(item.rating),
+        ranked_games=int(item.ranked_games),
+        version=int(item.version),
+        absorbed_id=item.absorbed_id,
+        listed=item.listed is not False,
+    )
+
+
+def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
+    expires_at = item.expires_at or datetime.max.replace(tzinfo=UTC)
+    return StoredGame(ladder, game_id, item.fingerprint, json.loads(item.result), expires_at)
+
+
+def event_item(event: PlayerEvent) -> EventItem:
+    at = format_utc_millis(event.at)
+    item = EventItem(
+        player_key(event.ladder, event.player_id),
+        f"{EVENT_SK_PREFIX}{at}#{event.kind}#{event.ref_id}",
+        event_kind=event.kind,
+        ref_id=event.ref_id,
+        at=at,
+        ranked=event.ranked,
+        body=compact_json(event.body),
+        expires_at=event.expires_at,
+    )
+    if event.kind == "game" and event.ranked:  # only ranked games enter the window index
+        item.ranked_at = f"{at}#{event.ref_id}"
+    return item
+
+
+def event_of(ladder: str, player_id: str, item: EventItem) -> PlayerEvent:
+    expires_at = item.expires_at or datetime.max.replace(tzinfo=UTC)
+    return PlayerEvent(
+        ladder=ladder,
+        player_id=player_id,
+        at=parse_utc_millis(item.at),
+        kind=item.event_kind,
+        ref_id=item.ref_id,
+        ranked=item.ranked,
+        body=json.loads(item.body),
+        expires_at=expires_at,
+    )

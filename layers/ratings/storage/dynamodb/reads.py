@@ -1,0 +1,231 @@
+"""The storage port's reads on DynamoDB: batched, strongly consistent gets on the hot path,
+key-range queries for the recent-games window, history pages and the sharded leaderboard.
+"""
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pynamodb.constants import COUNT
+
+from ratings.service.ports import (
+    GameReads,
+    HistoryPage,
+    LeaderboardRow,
+    LinkReads,
+    PlayerRecord,
+    StoredGame,
+    StoredTournament,
+)
+from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.storage.dynamodb.layout import (
+    ACCOUNT_SK,
+    ANON_SK,
+    EVENT_SK_PREFIX,
+    GAME_SK,
+    LEADERBOARD_INDEX,
+    LINK_PK_PREFIX,
+    RANKED_INDEX,
+    STATE_SK,
+    TOURNAMENT_SK,
+    BoundTable,
+    EventItem,
+    GameItem,
+    LinkItem,
+    RatingsItem,
+    StateItem,
+    TournamentItem,
+    event_of,
+    game_key,
+    link_key,
+    player_key,
+    record_of,
+    stored_game_of,
+    tournament_key,
+)
+from ratings.timestamps import format_utc_millis
+
+
+class TableReads(BoundTable):
+    """The read half of the storage port."""
+
+    def read_for_game(
+        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
+    ) -> GameReads:
+        keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
+        keys += [(link_key(pid), ANON_SK) for pid in player_ids]
+        if game_id is not None:
+            keys.append((game_key(ladder, game_id), GAME_SK))
+        game = None
+        links: dict[str, str] = {}
+        states: dict[str, PlayerRecord] = {}
+        for item in self._batch_get(keys):
+            if isinstance(item, GameItem):
+                game = stored_game_of(ladder, game_id or "", item)
+            elif isinstance(item, LinkItem):
+                links[item.pk.removeprefix(LINK_PK_PREFIX)] = item.other_id
+            elif isinstance(item, StateItem):
+                states[item.player_id] = record_of(item)
+        return GameReads(game, links, states)
+
+    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, PlayerRecord]:
+        keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
+        return {
+            item.player_id: record_of(item)
+            for item in self._batch_get(keys)
+            if isinstance(item, StateItem)
+        }
+
+    def count_ranked_games(
+        self, ladder: str, player_id: str, since: datetime, until: datetime, limit: int
+    ) -> int:
+        # The window as a key range on the sparse index: DynamoDB counts, at most `limit`.
+        window = RatingsItem.ranked_at.between(format_utc_millis(since), format_utc_millis(until))
+        response = self._query(
+            player_key(ladder, player_id),
+            range_key_condition=window,
+            index_name=RANKED_INDEX,
+            consistent_read=True,
+            limit=limit,
+            select=COUNT,
+        )
+        return min(int(response.get("Count", 0)), limit)
+
+    def get_game(self, ladder: str, game_id: str) -> StoredGame | None:
+        item = self._get(game_key(ladder, game_id), GAME_SK)
+        return stored_game_of(ladder, game_id, item) if isinstance(item, GameItem) else None
+
+    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None:
+        item = self._get(tournament_key(ladder, tournament_id), TOURNAMENT_SK)
+        if not isinstance(item, TournamentItem):
+            return None
+        return StoredTournament(ladder, tournament_id, item.fingerprint, json.loads(item.result))
+
+    def resolve(self, player_id: str) -> str:
+        item = self._get(link_key(player_id), ANON_SK)
+        return item.other_id if isinstance(item, LinkItem) else player_id
+
+    def read_for_link(
+        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
+    ) -> LinkReads:
+        keys = [
+            (link_key(pid), side)
+            for pid in (anonymous_id, account_id)
+            for side in (ANON_SK, ACCOUNT_SK)
+        ]
+        keys += [
+            (player_key(ladder, pid), STATE_SK)
+            for ladder in ladders
+            for pid in (anonymous_id, account_id)
+        ]
+        sides: dict[tuple[str, str], str] = {}
+        states: dict[tuple[str, str], PlayerRecord] = {}
+        for item in self._batch_get(keys):
+            if isinstance(item, LinkItem):
+                sides[(item.pk.removeprefix(LINK_PK_PREFIX), item.sk)] = item.other_id
+            elif isinstance(item, StateItem):
+                states[(item.ladder, item.player_id)] = record_of(item)
+        return LinkReads(
+            anonymous_linked_to=sides.get((anonymous_id, ANON_SK)),
+            account_absorbed=sides.get((account_id, ACCOUNT_SK)),
+            account_linked_to=sides.get((account_id, ANON_SK)),
+            anonymous_absorbed=sides.get((anonymous_id, ACCOUNT_SK)),
+            states=states,
+        )
+
+    def history(self, ladder: str, player_id: str, limit: int, cursor: str | None) -> HistoryPage:
+        last_key = None
+        if cursor is not None:
+            last_key = {
+                "pk": {"S": player_key(ladder, player_id)},
+                "sk": {"S": EVENT_SK_PREFIX + cursor},
+            }
+        response = self._query(
+            player_key(ladder, player_id),
+            range_key_condition=RatingsItem.sk.startswith(EVENT_SK_PREFIX),
+            scan_index_forward=False,
+            limit=limit,
+            exclusive_start_key=last_key,
+        )
+        events = [
+            event_of(ladder, player_id, EventItem.from_raw_data(raw))
+            for raw in response.get("Items", [])
+        ]
+        next_key = response.get("LastEvaluatedKey")
+        next_cursor = next_key["sk"]["S"].removeprefix(EVENT_SK_PREFIX) if next_key else None
+        return HistoryPage(events, next_cursor)
+
+    def leaderboard(
+        self, ladder: str, limit: int, after: tuple[int, str] | None
+    ) -> Sequence[LeaderboardRow]:
+        rows: list[LeaderboardRow] = []
+        for shard in range(self.shards):
+            rows.extend(self._shard_top(f"{ladder}#{shard}", limit, after))
+        rows.sort(key=lambda row: (-row.rating, row.player_id))
+        return rows[:limit]
+
+    def _shard_top(
+        self, shard: str, limit: int, after: tuple[int, str] | None
+    ) -> Iterator[LeaderboardRow]:
+        """The shard's first `limit` rows after `after`, plus every row tied with the last.
+
+        Rows of equal rating come in no particular order from the index, so the shard is read
+        until the rating drops below the `limit`-th row's: no tie can then be missed.
+        """
+        condition = None
+        if after is not None:
+            condition = RatingsItem.lb_rating <= after[0]
+        taken = 0
+        boundary: int | None = None
+        start_key = None
+        while True:
+            response = self._query(
+                shard,
+                range_key_condition=condition,
+                index_name=LEADERBOARD_INDEX,
+                scan_index_forward=False,
+                limit=limit + 1,
+                exclusive_start_key=start_key,
+            )
+            for raw in response.get("Items", []):
+                rating = int(raw["lb_rating"]["N"])
+                player_id = raw["player_id"]["S"]
+                if after is not None and (-rating, player_id) <= (-after[0], after[1]):
+                    continue
+                if boundary is not None and rating < boundary:
+                    return
+                yield LeaderboardRow(player_id, rating, int(raw["ranked_games"]["N"]))
+                taken += 1
+                if taken == limit:
+                    boundary = rating
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                return
+
+    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+        # A scan reads the whole table: for exports and analysis, never on a request path.
+        prefix = game_key(ladder, "")
+        condition = RatingsItem.pk.startswith(prefix) & (RatingsItem.sk == GAME_SK)
+        with transient_as_storage_error():
+            for item in RatingsItem.scan(condition):
+                if isinstance(item, GameItem):
+                    yield stored_game_of(ladder, item.pk.removeprefix(prefix), item)
+
+    # Low-level helpers -------------------------------------------------------------------
+
+    def _batch_get(self, keys: Sequence[tuple[str, str]]) -> Iterator[RatingsItem]:
+        with transient_as_storage_error():
+            yield from RatingsItem.batch_get(keys, consistent_read=True)
+
+    def _get(self, pk: str, sk: str) -> RatingsItem | None:
+        with transient_as_storage_error():
+            try:
+                return RatingsItem.get(pk, sk, consistent_read=True)
+            except RatingsItem.DoesNotExist:
+                return None
+
+    def _query(self, hash_key: str, **options: Any) -> dict[str, Any]:
+        """One page of a query on the table (or one of its indexes), as DynamoDB answers it."""
+        with transient_as_storage_error():
+            return dict(self.connection.query(self.table_name, hash_key, **options))
