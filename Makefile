@@ -8,8 +8,9 @@ BIN := $(VENV)/bin
 LOCK := layers/requirements.txt
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 # The SAM CLI gets a venv of its own: it pins boto3, click, cfn-lint... to exact versions,
-# which in .venv would decide the versions the layer ships.
-SAM_CLI := aws-sam-cli==1.170.0
+# which in .venv would decide the versions the layer ships. `sam validate --lint` reads
+# .cfnlintrc, so the serverless rules it names are installed beside it.
+SAM_CLI := aws-sam-cli==1.170.0 cfn-lint-serverless==0.3.6
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 SAM_STAMP := $(SAM_VENV)/.installed-$(shell echo '$(SAM_CLI)' | cksum | cut -d' ' -f1)
@@ -40,7 +41,7 @@ setup-sam: $(SAM_STAMP)
 $(SAM_STAMP):
 	test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv $(SAM_VENV)
 	$(SAM_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(SAM_VENV)/bin/python -m pip install --quiet '$(SAM_CLI)'
+	$(SAM_VENV)/bin/python -m pip install --quiet $(SAM_CLI)
 	rm -f $(SAM_VENV)/.installed-*
 	touch $@
 
