@@ -1,20 +1,72 @@
 # The two commands a newcomer needs: `make run` and `make test`. Both bootstrap .venv first.
-PYTHON ?= python3
+# `make build` makes what `sam deploy` ships (.aws-sam/build), with the SAM CLI of .venv-sam.
+# Python 3.11 everywhere: it is the Lambda runtime's, so the tests run what is shipped.
+PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# The runtime dependencies, pinned with hashes: the layer ships them, .venv runs them.
+LOCK := layers/requirements.txt
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
+# The SAM CLI gets a venv of its own: it pins boto3, click, cfn-lint... to exact versions,
+# which in .venv would decide the versions the layer ships. `sam validate --lint` reads
+# .cfnlintrc, so the serverless rules it names are installed beside it.
+SAM_CLI := aws-sam-cli==1.170.0 cfn-lint-serverless==0.3.6
+SAM_VENV := .venv-sam
+SAM := $(SAM_VENV)/bin/sam
+SAM_STAMP := $(SAM_VENV)/.installed-$(shell echo '$(SAM_CLI)' | cksum | cut -d' ' -f1)
+BUILD_DIR := .aws-sam/build
+# `sam validate --lint` reads no account, but boto3 wants a region and some credentials.
+OFFLINE_AWS := AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=offline \
+	AWS_SECRET_ACCESS_KEY=offline AWS_EC2_METADATA_DISABLED=true SAM_CLI_TELEMETRY=0
 ARGS ?=
 
-.PHONY: setup run test lint types unit bench clean
+.PHONY: setup setup-sam run test lint types template-lint unit build lock bench clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# First the lock, hash-checked, then the project and its dev tools held to the locked versions.
+# The constraints are the lock's pins without their hashes: hashes in a constraints file would
+# put pip in hash-checking mode, which refuses the editable project and every unhashed dev tool.
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	sed -n 's/^\([A-Za-z0-9][^ ]*==[^ ]*\).*/\1/p' $(LOCK) > $(VENV)/locked-runtime.txt
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -c $(VENV)/locked-runtime.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
+
+setup-sam: $(SAM_STAMP)
+
+$(SAM_STAMP):
+	test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(SAM_VENV)/bin/python -m pip install --quiet $(SAM_CLI)
+	rm -f $(SAM_VENV)/.installed-*
+	touch $@
+
+# Re-resolve the lock from pyproject.toml's [project] dependencies (needs the package index).
+# Every file's hash of each pinned version is kept, so the layer's arm64 wheels check too.
+lock: setup
+	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
+		--no-emit-index-url --no-emit-find-links --output-file=$(LOCK) pyproject.toml
+
+# sam build, then every shipped module compiled to bytecode. Lambda's code folders are
+# read-only, so without it each cold start compiles from source. unchecked-hash: the zip's
+# timestamps cannot invalidate the .pyc files. The file names in tracebacks are the deployed
+# ones (/opt/python for the layer, /var/task for a function).
+build: setup-sam
+	rm -rf $(BUILD_DIR)
+	$(SAM_VENV)/bin/python -c 'import sys; assert sys.version_info[:2] == (3, 11), \
+		f"bytecode must be compiled by the runtime Python 3.11, not {sys.version}"'
+	$(OFFLINE_AWS) $(SAM) build
+	for artifact in $(BUILD_DIR)/*/; do \
+		if [ -d "$$artifact/python" ]; then source="$${artifact}python" target=/opt/python; \
+		else source="$${artifact%/}" target=/var/task; fi; \
+		$(SAM_VENV)/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash \
+			-s "$$source" -p "$$target" "$$source" || exit 1; \
+	done
+	@echo "compiled $$(find $(BUILD_DIR) -name '*.pyc' | wc -l) modules in $(BUILD_DIR)"
 
 run: setup
 	$(BIN)/python -m ratings_local $(ARGS)
@@ -26,17 +78,23 @@ lint: setup
 types: setup
 	$(BIN)/mypy
 
+# The template as SAM and cfn-lint (with the serverless rules, .cfnlintrc) see it. Offline.
+template-lint: setup setup-sam
+	$(OFFLINE_AWS) $(SAM) validate --lint
+	$(BIN)/cfn-lint template.yaml
+
 unit: setup
 	$(BIN)/pytest tests/unit
 
-# Everything CI checks: lint, types, then every test. pytest's "no tests collected" (exit 5)
-# is not a failure of the code, so it is reported and passed; anything else fails the run.
-test: lint types
-	$(BIN)/pytest -n auto --dist loadgroup; status=$$?; \
+# Everything CI checks: lint, types, the template, the build, then every test (which check the
+# lock against pyproject.toml and the build against the lock). pytest's "no tests collected"
+# (exit 5) is not a failure of the code, so it is reported and passed; anything else fails.
+test: lint types template-lint build
+	RATINGS_REQUIRE_BUILD=1 $(BIN)/pytest -n auto --dist loadgroup; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$status
 
 bench: setup
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -39,3 +39,45 @@ def ref(value: Any) -> str | None:
             target = value["Fn::GetAtt"]
             return str(target[0] if isinstance(target, list) else target.split(".")[0])
     return None
+
+
+def condition_holds(template: dict[str, Any], name: str, parameters: dict[str, str]) -> bool:
+    """Whether the template's condition `name` is true for these parameter values (defaults
+    for the others). Knows the functions this template's conditions use."""
+    return bool(_evaluate(template, template["Conditions"][name], parameters))
+
+
+def choose(template: dict[str, Any], value: Any, parameters: dict[str, str]) -> Any:
+    """`value` with every `Fn::If` decided for these parameter values."""
+    if isinstance(value, list):
+        return [choose(template, item, parameters) for item in value]
+    if isinstance(value, dict):
+        if set(value) == {"Fn::If"}:
+            condition, if_true, if_false = value["Fn::If"]
+            holds = condition_holds(template, condition, parameters)
+            return choose(template, if_true if holds else if_false, parameters)
+        return {key: choose(template, item, parameters) for key, item in value.items()}
+    return value
+
+
+def _evaluate(template: dict[str, Any], value: Any, parameters: dict[str, str]) -> Any:
+    if not isinstance(value, dict):
+        return value
+    ((function, argument),) = value.items()
+    if function == "Ref":
+        if argument in parameters:
+            return parameters[argument]
+        return str(template["Parameters"][argument].get("Default", ""))
+    if function == "Condition":
+        return condition_holds(template, argument, parameters)
+    if function == "Fn::Equals":
+        left, right = (_evaluate(template, item, parameters) for item in argument)
+        return str(left) == str(right)
+    if function == "Fn::Not":
+        (inner,) = argument
+        return not _evaluate(template, inner, parameters)
+    if function == "Fn::And":
+        return all(_evaluate(template, item, parameters) for item in argument)
+    if function == "Fn::Or":
+        return any(_evaluate(template, item, parameters) for item in argument)
+    raise ValueError(f"unknown condition function {function}")

@@ -3,16 +3,23 @@ policies, queues, API, schedule, alarms and outputs are as intended."""
 
 from typing import Any
 
+import yaml
 from cfnlint.api import ManualArgs, lint_file
 
-from .templatekit import TEMPLATE, resources_of
+from .templatekit import ROOT, TEMPLATE, resources_of
 
 FUNCTIONS = ("ApiFunction", "GamesQueueFunction", "AwardPodiumsFunction")
 DLQS = ("GamesDeadLetterQueue", "PodiumDeadLetterQueue")
 
 
 def test_cfn_lint_finds_no_errors_or_warnings() -> None:
-    matches = lint_file(TEMPLATE, config=ManualArgs(regions=["us-east-1", "eu-west-1"]))
+    """With the project's .cfnlintrc (the serverless rules appended, the regions)."""
+    settings = yaml.safe_load((ROOT / ".cfnlintrc").read_text())
+    assert "cfn_lint_serverless.rules" in settings["append_rules"]
+    assert "ignore_checks" not in settings  # ignored only per resource, with a reason there
+    config = ManualArgs(regions=settings["regions"], append_rules=settings["append_rules"])
+
+    matches = lint_file(TEMPLATE, config=config)
 
     assert [str(match) for match in matches] == []
 
@@ -81,8 +88,13 @@ def test_policies_grant_no_wildcards(transformed: dict[str, Any]) -> None:
 
 
 def test_roles_attach_only_the_managed_policies_sam_needs(transformed: dict[str, Any]) -> None:
-    allowed = {"AWSLambdaBasicExecutionRole", "AWSXrayWriteOnlyAccess"}
+    """The functions' roles: logs and X-Ray. API Gateway's account role: pushing logs only."""
     for name, role in resources_of(transformed, "AWS::IAM::Role").items():
+        allowed = (
+            {"AmazonAPIGatewayPushToCloudWatchLogs"}
+            if name == "ApiGatewayLoggingRoleForAccount"
+            else {"AWSLambdaBasicExecutionRole", "AWSXrayWriteOnlyAccess"}
+        )
         for arn in role["Properties"].get("ManagedPolicyArns", []):
             if isinstance(arn, dict) and "Ref" in arn:
                 continue  # the table policy of this template

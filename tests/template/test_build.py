@@ -1,0 +1,72 @@
+"""What `make build` leaves in .aws-sam/build is what deploys: the locked versions in the layer,
+and every module compiled to bytecode that the zip's timestamps cannot invalidate.
+
+Checked when a build is there; `make test` builds first and sets RATINGS_REQUIRE_BUILD=1, so
+there a missing build fails instead of skipping."""
+
+import importlib.util
+import marshal
+import os
+from pathlib import Path
+
+import pytest
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from .lockfile import LOCK, read_lock
+from .templatekit import ROOT
+
+BUILD = ROOT / ".aws-sam" / "build"
+LAYER = BUILD / "RatingsLayer" / "python"
+FUNCTIONS = ("ApiFunction", "GamesQueueFunction", "AwardPodiumsFunction")
+#: A .pyc header's flags (PEP 552): hash-based, and the source is not checked.
+HASH_BASED, CHECK_SOURCE = 0b01, 0b10
+#: The bytecode magic number of Python 3.11, the runtime's.
+PYTHON_3_11_MAGIC = (3495).to_bytes(2, "little") + b"\r\n"
+
+pytestmark = pytest.mark.skipif(
+    not BUILD.is_dir() and not os.environ.get("RATINGS_REQUIRE_BUILD"),
+    reason="no .aws-sam/build: run `make build`",
+)
+
+
+def test_the_layer_ships_the_locked_versions() -> None:
+    shipped = {
+        canonicalize_name(name): Version(version)
+        for name, version in (
+            path.name.removesuffix(".dist-info").rsplit("-", 1)
+            for path in LAYER.glob("*.dist-info")
+        )
+    }
+    locked = {name: pin.version for name, pin in read_lock(LOCK.read_text()).items()}
+
+    assert shipped == locked
+    assert (LAYER / "ratings" / "__init__.py").is_file()
+
+
+def test_the_layer_holds_arm64_binaries_for_python_3_11() -> None:
+    extensions = [path.name for path in LAYER.rglob("*.so")]
+
+    assert extensions
+    assert all(name.endswith(".cpython-311-aarch64-linux-gnu.so") for name in extensions)
+
+
+@pytest.mark.parametrize(
+    ("artifact", "deployed_at"),
+    [(LAYER, "/opt/python"), *((BUILD / name, "/var/task") for name in FUNCTIONS)],
+)
+def test_every_module_has_unchecked_hash_bytecode(artifact: Path, deployed_at: str) -> None:
+    sources = sorted(artifact.rglob("*.py"))
+    assert sources
+    for source in sources:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        assert cached.name.endswith(".cpython-311.pyc"), cached
+        data = cached.read_bytes()
+        assert data[:4] == PYTHON_3_11_MAGIC, source
+        flags = int.from_bytes(data[4:8], "little")
+        assert flags & HASH_BASED, source
+        assert not flags & CHECK_SOURCE, source
+        # The hash is keyed by the magic number, so .venv's Python (3.11 too) computes it.
+        assert data[8:16] == importlib.util.source_hash(source.read_bytes()), source
+        code = marshal.loads(data[16:])
+        assert code.co_filename == f"{deployed_at}/{source.relative_to(artifact)}", source
