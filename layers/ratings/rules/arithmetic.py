@@ -2,8 +2,11 @@
 zero (sedma rounds half to even: Python's own round()), and float32 arithmetic.
 """
 
+import dataclasses
 import math
 import struct
+from collections.abc import Mapping
+from typing import Any
 
 
 def expected_score(rating: int, opponent_rating: int, divisor: float) -> float:
@@ -39,3 +42,28 @@ def float32(value: float) -> float:
         return float(struct.unpack("<f", struct.pack("<f", float(value)))[0])
     except OverflowError:  # beyond float32 (or even float64): infinite, as in float32
         return math.inf if value > 0 else -math.inf
+
+
+class EloCurve:
+    """For a ruleset that is a frozen dataclass with a `divisor`: Elo's expected score with
+    it, and its parameters for callers (GET /v1/ladders) read from its own fields, so what is
+    shown is what is computed with."""
+
+    divisor: float
+
+    def expected_score(self, rating: int, opponent_rating: int) -> float:
+        return expected_score(rating, opponent_rating, self.divisor)
+
+    def parameters(self) -> Mapping[str, object]:
+        this: Any = self
+        shown: dict[str, object] = {
+            field.name: getattr(self, field.name)
+            for field in dataclasses.fields(this)
+            if field.name not in ("version", "starting_rating")
+        }
+        shown.update(self.shown_parameters())
+        return shown
+
+    def shown_parameters(self) -> Mapping[str, object]:
+        """Parameters shown otherwise than as their field, or besides the fields."""
+        return {}

@@ -3,10 +3,9 @@
 Each player's change is K * (score - E) with their own K and E, rounded half away from zero.
 """
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ratings.rules.arithmetic import expected_score, round_half_away
+from ratings.rules.arithmetic import EloCurve, round_half_away
 from ratings.rules.fields import Explained
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
@@ -30,7 +29,7 @@ EXPLAIN_FIELDS = (
 
 
 @dataclass(frozen=True)
-class Classic:
+class Classic(EloCurve):
     """classic at its only version so far; K and the provisional period are configurable."""
 
     version: str = "1.0"
@@ -54,17 +53,6 @@ class Classic:
 
     def provisional(self, state: PlayerState) -> bool:
         return state.ranked_games < self.provisional_games
-
-    def parameters(self) -> Mapping[str, object]:
-        return {
-            "divisor": self.divisor,
-            "provisional_k": self.provisional_k,
-            "established_k": self.established_k,
-            "provisional_games": self.provisional_games,
-        }
-
-    def expected_score(self, rating: int, opponent_rating: int) -> float:
-        return expected_score(rating, opponent_rating, self.divisor)
 
     def rate(self, game: Game) -> Rating:
         first, second = game.players

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ratings.rules.arithmetic import expected_score, round_half_away
+from ratings.rules.arithmetic import EloCurve, round_half_away
 from ratings.rules.fields import Choice, Explained, Field
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
@@ -73,7 +73,7 @@ def cube_coefficient(cube: int) -> float:
 
 
 @dataclass(frozen=True)
-class Gammon42:
+class Gammon42(EloCurve):
     """gammon42 at one version. The defaults are version 1.3.1."""
 
     version: str = "1.3.1"
@@ -108,18 +108,8 @@ class Gammon42:
         # gammon42 has no provisional period: K depends on the week's volume, not on age.
         return False
 
-    def parameters(self) -> Mapping[str, object]:
-        return {
-            "divisor": self.divisor,
-            "k": self.k,
-            "heavy_volume_k": self.heavy_volume_k,
-            "heavy_volume_games": self.heavy_volume_games,
-            "recent_window_days": self.recent_window_days,
-            "cube_values": list(CUBE_VALUES),
-        }
-
-    def expected_score(self, rating: int, opponent_rating: int) -> float:
-        return expected_score(rating, opponent_rating, self.divisor)
+    def shown_parameters(self) -> Mapping[str, object]:
+        return {"cube_values": list(CUBE_VALUES)}
 
     def rate(self, game: Game) -> Rating:
         coefficient = cube_coefficient(game.options.get("cube", 1))

@@ -8,7 +8,7 @@ float32 here; the expected scores and the new rating are double precision, and t
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from ratings.rules.arithmetic import expected_score, float32
+from ratings.rules.arithmetic import EloCurve, float32
 from ratings.rules.fields import Explained, Field, Integer, Record
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
@@ -112,7 +112,7 @@ def score(won: bool, player_bonus: float, player_malus: float) -> float:
 
 
 @dataclass(frozen=True)
-class Sedma:
+class Sedma(EloCurve):
     """sedma at its only version so far."""
 
     version: str = "1.0"
@@ -140,25 +140,23 @@ class Sedma:
         # Bands follow the rating, not experience: nobody is provisional in sedma.
         return False
 
-    def parameters(self) -> Mapping[str, object]:
-        return {
-            "divisor": self.divisor,
-            "k_bands": [{"below": below, "k": k} for below, k in self.k_bands],
-            "top_k": self.top_k,
-            # The float32 constants as the decimals the source writes them with.
-            "bonus_per_round_16": _decimal(BONUS_PER_ROUND_16),
-            "bonus_per_round_24": _decimal(BONUS_PER_ROUND_24),
-            "bonus_per_round_4_last": _decimal(BONUS_PER_ROUND_4_LAST),
-            "max_bonus_16": _decimal(MAX_BONUS_16),
-            "max_bonus_24": _decimal(MAX_BONUS_24),
-            "max_bonus_4_last": _decimal(MAX_BONUS_4_LAST),
-            "loser_bonus_share": _decimal(LOSER_BONUS_SHARE),
-            "malus_per_bad_move": _decimal(MALUS_PER_BAD_MOVE),
-            "max_malus": _decimal(MAX_MALUS),
+    def shown_parameters(self) -> Mapping[str, object]:
+        # The float32 constants as the decimals the source writes them with.
+        constants = {
+            "bonus_per_round_16": BONUS_PER_ROUND_16,
+            "bonus_per_round_24": BONUS_PER_ROUND_24,
+            "bonus_per_round_4_last": BONUS_PER_ROUND_4_LAST,
+            "max_bonus_16": MAX_BONUS_16,
+            "max_bonus_24": MAX_BONUS_24,
+            "max_bonus_4_last": MAX_BONUS_4_LAST,
+            "loser_bonus_share": LOSER_BONUS_SHARE,
+            "malus_per_bad_move": MALUS_PER_BAD_MOVE,
+            "max_malus": MAX_MALUS,
         }
-
-    def expected_score(self, rating: int, opponent_rating: int) -> float:
-        return expected_score(rating, opponent_rating, self.divisor)
+        return {
+            "k_bands": [{"below": below, "k": k} for below, k in self.k_bands],
+            **{name: _decimal(value) for name, value in constants.items()},
+        }
 
     def rate(self, game: Game) -> Rating:
         stats = (
