@@ -1,0 +1,112 @@
+"""A pytest plugin for testing a game backend against the rating service on this machine.
+
+Installed with the project (an entry point of pytest11), it adds the session fixture
+`ratings_stack`: the whole local stack (API, queues, schedule, emulated AWS), started once
+on free ports for the test session and stopped after it, as an `Endpoints` with the URLs a
+backend needs. Nothing is imported until a test asks for the fixture.
+
+    def test_my_backend_rates_a_game(ratings_stack):
+        my_backend.configure(rating_api=ratings_stack.api_url)
+        ...
+        assert ratings_stack.get("/v1/ladders/backgammon/players/alice")["rating"] == 1519
+"""
+
+import json
+import os
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from ratings_local.stack import LocalStack
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """Where the running stack answers: its HTTP API and its emulated AWS."""
+
+    api_url: str
+    aws_endpoint_url: str
+    region: str
+    table: str
+    #: Queue URLs by role: games, games_dlq, podiums, podiums_dlq.
+    queues: dict[str, str] = field(default_factory=dict)
+    #: The key the API requires in x-api-key, or None when it requires none.
+    api_key: str | None = None
+
+    def get(self, path: str) -> Any:
+        """GET a path of the API and return its JSON body (errors raise HTTPError)."""
+        return self._call("GET", path)
+
+    def invoke(self, function: str) -> Any:
+        """Run a function now (AwardPodiumsFunction drains the podium queue)."""
+        return self._call("POST", f"/_local/invoke/{function}")
+
+    def _call(self, method: str, path: str) -> Any:
+        request = urllib.request.Request(f"{self.api_url}{path}", method=method)
+        if self.api_key is not None:
+            request.add_header("x-api-key", self.api_key)
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.load(response)
+
+
+@contextmanager
+def running_stack(**options: Any) -> Iterator["LocalStack"]:
+    """A started local stack (`options` as for `ratings_local.stack.Options`; free ports and an
+    hourly schedule by default); the process's environment is put back when it stops."""
+    from ratings import wiring
+    from ratings_local.stack import LocalStack, Options
+
+    saved = dict(os.environ)
+    settings = {"port": 0, "aws_port": 0, "schedule_interval": 3600, **options}
+    local = LocalStack(Options(**settings))
+    try:
+        local.start()
+        yield local
+    finally:
+        local.stop()
+        os.environ.clear()
+        os.environ.update(saved)
+        wiring.reset()
+
+
+def endpoints_of(stack: "LocalStack") -> Endpoints:
+    described = stack.endpoints()
+    return Endpoints(
+        api_url=described["api_url"],
+        aws_endpoint_url=described["aws_endpoint_url"],
+        region=described["region"],
+        table=described["table"],
+        queues={role: url for role, url in described["queues"].items() if url},
+        api_key=stack.options.api_key,
+    )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ratings", "the local rating service (fixture ratings_stack)")
+    group.addoption(
+        "--ratings-api-key",
+        default=None,
+        help="make the local API require this x-api-key, as the deployed one does",
+    )
+    group.addoption(
+        "--ratings-schedule-interval",
+        type=float,
+        default=60.0,
+        help="seconds between scheduled runs (podium awards); default 60",
+    )
+
+
+@pytest.fixture(scope="session")
+def ratings_stack(request: pytest.FixtureRequest) -> Iterator[Endpoints]:
+    """The local rating service for this test session (state is shared by its tests)."""
+    options = {
+        "api_key": request.config.getoption("--ratings-api-key"),
+        "schedule_interval": request.config.getoption("--ratings-schedule-interval"),
+    }
+    with running_stack(**options) as stack:
+        yield endpoints_of(stack)

@@ -1,0 +1,68 @@
+"""The `ratings_stack` fixture as a game backend's test suite uses it: a separate pytest run
+(in its own process) whose tests rate a game over HTTP, queue a podium and read the results."""
+
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+BACKEND_TESTS = textwrap.dedent(
+    """
+    import json
+    import urllib.error
+    import urllib.request
+
+    import boto3
+
+
+    def send(stack, method, path, body=None, key="secret"):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(stack.api_url + path, data=data, method=method)
+        request.add_header("content-type", "application/json")
+        if key is not None:
+            request.add_header("x-api-key", key)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.load(response)
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error)
+
+
+    def test_a_game_is_rated(ratings_stack):
+        game = {"game_id": "b-1", "players": [{"id": "ann"}, {"id": "ben"}], "winner": "ann"}
+        assert send(ratings_stack, "POST", "/v1/ladders/backgammon/games", game)[0] == 201
+        assert send(ratings_stack, "GET", "/v1/ladders/backgammon/players/ann", key=None)[0] == 403
+        assert ratings_stack.get("/v1/ladders/backgammon/players/ann")["rating"] == 1516
+
+
+    def test_the_same_stack_serves_the_session_and_a_podium_is_awarded(ratings_stack):
+        sqs = boto3.client(
+            "sqs",
+            endpoint_url=ratings_stack.aws_endpoint_url,
+            region_name=ratings_stack.region,
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+        podium = {
+            "tournament_id": "t-1",
+            "ladder": "backgammon",
+            "finished_at": "2026-11-29T18:00:00Z",
+            "public": True,
+            "podium": [{"place": 1, "player_id": "ann"}],
+        }
+        sqs.send_message(QueueUrl=ratings_stack.queues["podiums"], MessageBody=json.dumps(podium))
+        ratings_stack.invoke("AwardPodiumsFunction")
+        assert ratings_stack.get("/v1/ladders/backgammon/players/ann")["rating"] == 1516 + 50
+    """
+)
+
+
+def test_a_backend_suite_gets_the_stack_from_the_fixture(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_backend=BACKEND_TESTS)
+
+    result = pytester.runpytest_subprocess(
+        "-p", "ratings_local.pytest_plugin", "--ratings-api-key", "secret", "-q"
+    )
+
+    result.assert_outcomes(passed=2)
