@@ -2,6 +2,8 @@
 
 Routes parse nothing themselves: bodies and parameters go to the use case as sent, and the
 service's parsers say what is wrong. Every error becomes api.md's error body in `answer_error`.
+Nothing here serves only documentation: the OpenAPI document is generated outside the
+function, from the same declarations the parsers check with (`ratings_local.openapi`).
 """
 
 from ratings.lambda_support import startup
@@ -10,60 +12,50 @@ startup.pause_collector()  # before the imports below: see ratings.lambda_suppor
 
 # isort: split
 
-from functools import cache
-from typing import Annotated, Any
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
-from aws_lambda_powertools.event_handler.openapi.exceptions import (
-    RequestUnsupportedContentType,
-    RequestValidationError,
-)
-from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from pydantic import Field, SkipValidation
 
 from ratings import wiring
-from ratings.lambda_support import payloads, schemas, telemetry
+from ratings.lambda_support import payloads, telemetry
 from ratings.lambda_support.problems import Problem, problem_for
 from ratings.lambda_support.tracing import make_tracer
+from ratings.service.errors import InvalidInput
 from ratings.service.usecases import describe_ladders
 
 logger = Logger()
 tracer = make_tracer()
 metrics = Metrics()
-app = APIGatewayRestResolver(enable_validation=True, json_body_deserializer=payloads.parse_json)
-SWAGGER_PATH = "/swagger"
+app = APIGatewayRestResolver(json_body_deserializer=payloads.parse_json)
 
 JsonObject = dict[str, Any]
-# The models document the bodies; the use cases validate them (see schemas).
-GameBody = Annotated[schemas.GameSubmission, SkipValidation, Body()]
-PreviewBody = Annotated[schemas.GamePreview, SkipValidation, Body()]
-LinkBody = Annotated[schemas.LinkRequest, SkipValidation, Body()]
-PageSize = SkipValidation[Annotated[int, Field(ge=1, le=100)]]
-Limit = Annotated[PageSize | None, Query(description="Page size, 1 to 100")]
-Cursor = Annotated[
-    SkipValidation[str] | None, Query(description="The next_cursor of the previous page")
-]
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+#: Each route's path, as API Gateway declares it (/v1/ladders/{ladder}), and its methods.
+ROUTES: dict[str, set[str]] = {}
 
 
-@app.get(
-    "/v1/ladders",
-    summary="The ladders, their rulesets and parameters",
-    responses=schemas.responses(200, schemas.Ladders, "The configured ladders"),
-)
+def route(method: str, path: str) -> Callable[[Handler], Handler]:
+    """Register a route with the resolver (which writes parameters as <name>) and in ROUTES."""
+    ROUTES.setdefault(path, set()).add(method)
+    resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", path)
+    register: Callable[[Handler], Handler] = app.route(resolver_path, method=method)
+    return register
+
+
+@route("GET", "/v1/ladders")
 def list_ladders() -> JsonObject:
     return describe_ladders(wiring.LADDERS)  # configuration only: no table, no client
 
 
-@app.post(
-    "/v1/ladders/<ladder>/games",
-    summary="Submit a finished game: 201 the first time, 200 for an identical retry",
-    responses=schemas.responses(201, schemas.GameResult, "Rated and stored", 400, 404, 409, 413),
-)
-def submit_game(ladder: str, game: GameBody) -> Response[JsonObject]:
+@route("POST", "/v1/ladders/{ladder}/games")
+def submit_game(ladder: str) -> Response[JsonObject]:
+    game = request_body()
     if isinstance(game, dict) and (game_id := telemetry.loggable_id(game.get("game_id"))):
         logger.append_keys(game_id=game_id)
     service = wiring.service()
@@ -77,71 +69,61 @@ def submit_game(ladder: str, game: GameBody) -> Response[JsonObject]:
     )
 
 
-@app.post(
-    "/v1/ladders/<ladder>/preview",
-    summary="What a game would change (with optional overrides); stores nothing",
-    responses=schemas.responses(200, schemas.PreviewResult, "The would-be result", 400, 404, 413),
-)
-def preview_game(ladder: str, game: PreviewBody) -> JsonObject:
-    return wiring.service().preview_game(ladder, game)
+@route("POST", "/v1/ladders/{ladder}/preview")
+def preview_game(ladder: str) -> JsonObject:
+    return wiring.service().preview_game(ladder, request_body())
 
 
-@app.get(
-    "/v1/ladders/<ladder>/games/<game_id>",
-    summary="A stored game's result, while retained",
-    responses=schemas.responses(200, schemas.GameResult, "The stored result", 400, 404),
-)
+@route("GET", "/v1/ladders/{ladder}/games/{game_id}")
 def get_game(ladder: str, game_id: str) -> JsonObject:
     return wiring.service().get_game(ladder, game_id)
 
 
-@app.get(
-    "/v1/ladders/<ladder>/players/<player_id>",
-    summary="A player's rating and counters (a new player has the starting rating)",
-    responses=schemas.responses(200, schemas.PlayerSummary, "The player's state", 400, 404),
-)
+@route("GET", "/v1/ladders/{ladder}/players/{player_id}")
 def get_player(ladder: str, player_id: str) -> JsonObject:
     return wiring.service().get_player(ladder, player_id)
 
 
-@app.get(
-    "/v1/ladders/<ladder>/players/<player_id>/history",
-    summary="A player's games and podium bonuses, newest first",
-    responses=schemas.responses(200, schemas.History, "One page of events", 400, 404),
-)
-def get_history(
-    ladder: str, player_id: str, limit: Limit = None, cursor: Cursor = None
-) -> JsonObject:
+@route("GET", "/v1/ladders/{ladder}/players/{player_id}/history")
+def get_history(ladder: str, player_id: str) -> JsonObject:
+    limit, cursor = page_parameters()
     return wiring.service().get_history(ladder, player_id, limit, cursor)
 
 
-@app.get(
-    "/v1/ladders/<ladder>/leaderboard",
-    summary="Players with ranked games by rating, highest first",
-    responses=schemas.responses(200, schemas.Leaderboard, "One page of the leaderboard", 400, 404),
-)
-def get_leaderboard(ladder: str, limit: Limit = None, cursor: Cursor = None) -> JsonObject:
+@route("GET", "/v1/ladders/{ladder}/leaderboard")
+def get_leaderboard(ladder: str) -> JsonObject:
+    limit, cursor = page_parameters()
     return wiring.service().get_leaderboard(ladder, limit, cursor)
 
 
-@app.get(
-    "/v1/ladders/<ladder>/tournaments/<tournament_id>",
-    summary="A tournament's podium awards, once awarded",
-    responses=schemas.responses(200, schemas.Tournament, "The awards", 400, 404),
-)
+@route("GET", "/v1/ladders/{ladder}/tournaments/{tournament_id}")
 def get_tournament(ladder: str, tournament_id: str) -> JsonObject:
     return wiring.service().get_tournament(ladder, tournament_id)
 
 
-@app.post(
-    "/v1/identities/link",
-    summary="Link an anonymous id to an account, once",
-    responses=schemas.responses(200, schemas.LinkResult, "Linked", 400, 409, 413),
-)
-def link_identity(link: LinkBody) -> JsonObject:
+@route("POST", "/v1/identities/link")
+def link_identity() -> JsonObject:
+    body = request_body()
     service = wiring.service()
     with telemetry.counting_retries(metrics, service):
-        return service.link_identity(link)
+        return service.link_identity(body)
+
+
+# Reading the request ----------------------------------------------------------------------
+
+
+def request_body() -> Any:
+    """The JSON value of the body, as sent (the use case checks it); a body is required."""
+    value = app.current_event.json_body  # payloads.parse_json: InvalidInput if not JSON
+    if value is None:  # no body, an empty one, or JSON null
+        raise InvalidInput("body", "a JSON body is required")
+    return value
+
+
+def page_parameters() -> tuple[str | None, str | None]:
+    """`limit` and `cursor` of the query string, as sent (the use case checks them)."""
+    event = app.current_event
+    return event.get_query_string_value("limit"), event.get_query_string_value("cursor")
 
 
 # Errors ---------------------------------------------------------------------------------
@@ -162,57 +144,37 @@ def answer_error(error: Exception) -> Response[JsonObject]:
     return problem_response(problem)
 
 
-@app.exception_handler([RequestValidationError, RequestUnsupportedContentType])  # type: ignore[untyped-decorator]
-def answer_invalid_request(
-    error: RequestValidationError | RequestUnsupportedContentType,
-) -> Response[JsonObject]:
-    # Only the shape powertools checks before the use case: a body is missing or not JSON.
-    details = error.errors()
-    first = details[0] if details else {}
-    where = ".".join(str(part) for part in first.get("loc", ("body",)))
-    if first.get("type") == "missing" and where == "body":
-        message = "a JSON body is required"
-    else:
-        message = f"{where}: {first.get('msg', 'invalid')}"
-    return problem_response(Problem(400, "invalid_request", message))
-
-
 @app.not_found
 def unknown_route(error: NotFoundError) -> Response[JsonObject]:
     event = app.current_event
+    allowed = methods_of(event.path)
+    if allowed:
+        message = f"{event.http_method} is not allowed on {event.path}; allowed: {allowed}"
+        return problem_response(Problem(405, "method_not_allowed", message), {"Allow": allowed})
     message = f"no route {event.http_method} {event.path}; the API's routes start with /v1"
     return problem_response(Problem(404, "not_found", message))
 
 
-def problem_response(problem: Problem) -> Response[JsonObject]:
-    headers = {"Retry-After": "1"} if problem.retryable else None
+def methods_of(path: str) -> str:
+    """The methods of the route `path` is on, as an Allow header; empty for no route."""
+    methods = set()
+    for template, route_methods in ROUTES.items():
+        if re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", template), path):  # ids have no "/"
+            methods |= route_methods
+    return ", ".join(sorted(methods))
+
+
+def problem_response(
+    problem: Problem, headers: dict[str, str] | None = None
+) -> Response[JsonObject]:
+    sent = dict(headers or {})
+    if problem.retryable:
+        sent["Retry-After"] = "1"
     return Response(
         status_code=problem.status,
         content_type=content_types.APPLICATION_JSON,
         body=problem.body(),
-        headers=headers,
-    )
-
-
-# The document ---------------------------------------------------------------------------
-
-
-@cache
-def enable_swagger() -> None:
-    """Serve the OpenAPI document at /swagger (HTML; ?format=json for the JSON).
-
-    Registered by the first request for it: Powertools' OpenAPI models take longer to import
-    than the rest of a cold start, and the deployed API never routes /swagger (local only).
-    """
-    from aws_lambda_powertools.event_handler.openapi.models import APIKey
-
-    app.enable_swagger(
-        path=SWAGGER_PATH,
-        title="Elo ratings",
-        version="1",
-        description="Rate games; read ratings, histories, leaderboards and podiums (api.md).",
-        security_schemes={"apiKey": APIKey.model_validate({"name": "x-api-key", "in": "header"})},
-        security=[{"apiKey": []}],
+        headers=sent or None,
     )
 
 
@@ -226,8 +188,6 @@ def enable_swagger() -> None:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    if event.get("path") == SWAGGER_PATH:
-        enable_swagger()
     refused = payloads.refuse_request_body(event)  # before anything parses a body
     if refused is not None:
         logger.info("body refused", extra={"reason": refused.code, "status": refused.status})

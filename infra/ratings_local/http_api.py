@@ -1,11 +1,10 @@
 """The local API Gateway: HTTP requests in, REST proxy events to the Api function, HTTP out.
 
 Also serves the local-only routes of api.md: `/_local/endpoints`, `/_local/invoke/{LogicalId}`
-and `/swagger`.
+`/swagger` and `/openapi.json`.
 """
 
 import base64
-import html
 import json
 import time
 import uuid
@@ -16,6 +15,9 @@ from urllib.parse import parse_qs, urlsplit
 
 #: API Gateway's own payload limit; the Api function enforces the service's 64 KiB.
 MAX_PAYLOAD = 10 * 1024 * 1024
+JSON: Mapping[str, str] = {"Content-Type": "application/json"}
+#: A local-only route's answer: status, headers, body.
+LocalAnswer = tuple[int, Mapping[str, str], bytes]
 
 
 def proxy_event(
@@ -79,7 +81,7 @@ class LocalApiServer(ThreadingHTTPServer):
         self,
         address: tuple[str, int],
         invoke_api: Callable[[dict[str, Any]], Any],
-        local_routes: Callable[[str, str, bytes], tuple[int, str, bytes] | None],
+        local_routes: Callable[[str, str, bytes], LocalAnswer | None],
         api_key: str | None,
     ) -> None:
         super().__init__(address, _Handler)
@@ -107,7 +109,21 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _error(self, status: int, code: str, message: str) -> None:
         body = json.dumps({"error": {"code": code, "message": message}}).encode()
-        self._respond(status, {"Content-Type": "application/json"}, body)
+        self._respond(status, JSON, body)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a malformed request line, headers too long) as JSON."""
+        self.close_connection = True
+        codes = {400: "invalid_request", 414: "uri_too_long", 431: "headers_too_large"}
+        text = message or self.responses.get(code, ("error",))[0]
+        self._error(code, codes.get(code, "bad_request" if code < 500 else "internal_error"), text)
+
+    def __getattr__(self, name: str) -> Any:
+        # http.server answers a method without a do_<METHOD> with an HTML 501; every method
+        # (TRACE, CONNECT, made-up ones) goes to the Api instead: 405 on a known route.
+        if name.startswith("do_"):
+            return self._handle
+        raise AttributeError(name)
 
     def _handle(self) -> None:
         length_header = self.headers.get("Content-Length", "0")
@@ -123,8 +139,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length > 0 else b""
         local = self.server.local_routes(self.command, self.path, body)
         if local is not None:
-            status, content_type, payload = local
-            self._respond(status, {"Content-Type": content_type}, payload)
+            self._respond(*local)
             return
         lowered = {name.lower(): value for name, value in self.headers.items()}
         if self.server.api_key is not None and lowered.get("x-api-key") != self.server.api_key:
@@ -149,40 +164,3 @@ class _Handler(BaseHTTPRequestHandler):
         body = response.get("body") or ""
         payload = base64.b64decode(body) if response.get("isBase64Encoded") else body.encode()
         self._respond(int(response["statusCode"]), headers, payload)
-
-    do_GET = _handle
-    do_POST = _handle
-    do_PUT = _handle
-    do_DELETE = _handle
-    do_PATCH = _handle
-    do_HEAD = _handle
-    do_OPTIONS = _handle
-
-
-def render_openapi(document: Mapping[str, Any]) -> bytes:
-    """A readable, offline page of an OpenAPI document: each operation and its schemas."""
-    title = html.escape(str(document.get("info", {}).get("title", "API")))
-    parts = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
-        f"<title>{title}</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}"
-        "code,pre{background:#f4f4f4;padding:.2em}h3{margin-bottom:.2em}</style>",
-        f"</head><body><h1>{title}</h1>",
-    ]
-    for path, operations in sorted(document.get("paths", {}).items()):
-        for method, operation in operations.items():
-            summary = html.escape(str(operation.get("summary", "")))
-            parts.append(f"<h3><code>{method.upper()} {html.escape(path)}</code></h3>")
-            if summary:
-                parts.append(f"<p>{summary}</p>")
-            responses = ", ".join(html.escape(code) for code in operation.get("responses", {}))
-            if responses:
-                parts.append(f"<p>Responses: {responses}</p>")
-    schemas = document.get("components", {}).get("schemas", {})
-    if schemas:
-        parts.append("<h2>Schemas</h2>")
-        for name, schema in sorted(schemas.items()):
-            pretty = html.escape(json.dumps(schema, indent=2))
-            parts.append(f"<h3>{html.escape(name)}</h3><pre>{pretty}</pre>")
-    parts.append("</body></html>")
-    return "".join(parts).encode()

@@ -21,9 +21,10 @@ from urllib.parse import urlsplit
 import boto3
 
 from ratings import wiring
+from ratings_local import swagger
 from ratings_local.aws import EmulatedAws
 from ratings_local.functions import LocalFunction
-from ratings_local.http_api import LocalApiServer, proxy_event, render_openapi
+from ratings_local.http_api import JSON, LocalAnswer, LocalApiServer
 from ratings_local.resources import CreatedResources, create_resources
 from ratings_local.template import StackSpec, read_stack, resolve
 
@@ -150,36 +151,40 @@ class LocalStack:
 
     # Local routes ------------------------------------------------------------------------
 
-    def _local_route(
-        self, method: str, raw_path: str, body: bytes
-    ) -> tuple[int, str, bytes] | None:
-        path = urlsplit(raw_path).path.rstrip("/")
+    def _local_route(self, method: str, raw_path: str, body: bytes) -> LocalAnswer | None:
+        path, query = urlsplit(raw_path).path.rstrip("/"), urlsplit(raw_path).query
         if path == "/_local/endpoints" and method == "GET":
-            return 200, "application/json", json.dumps(self.endpoints()).encode()
+            return 200, JSON, json.dumps(self.endpoints()).encode()
         if path.startswith("/_local/invoke/") and method == "POST":
             return self._invoke_route(path.removeprefix("/_local/invoke/"), body)
-        if path == "/swagger" and method == "GET":
-            document = self.openapi_document()
-            if document is None:
-                return 404, "application/json", _error("not_found", "no OpenAPI document")
-            if "format=json" in urlsplit(raw_path).query:
-                return 200, "application/json", json.dumps(document).encode()
-            return 200, "text/html; charset=utf-8", render_openapi(document)
+        if path == "/openapi.json" or (path == "/swagger" and "format=json" in query):
+            if method != "GET":
+                return _not_allowed(method, path)
+            return 200, JSON, json.dumps(self.openapi_document()).encode()
+        if path == "/swagger" or path.startswith("/swagger/"):
+            if method != "GET":
+                return _not_allowed(method, path)
+            if path == "/swagger":
+                return 200, {"Content-Type": "text/html; charset=utf-8"}, swagger.page()
+            found = swagger.asset(path.removeprefix("/swagger/"))
+            if found is None:
+                return 404, JSON, _error("not_found", f"no file {path}")
+            return 200, {"Content-Type": found[0]}, found[1]
         if path.startswith("/_local/"):
-            return 404, "application/json", _error("not_found", f"no local route {path}")
+            return 404, JSON, _error("not_found", f"no local route {path}")
         return None
 
-    def _invoke_route(self, logical_id: str, body: bytes) -> tuple[int, str, bytes]:
+    def _invoke_route(self, logical_id: str, body: bytes) -> LocalAnswer:
         function = self.functions.get(logical_id)
         if function is None:
             known = ", ".join(self.functions)
             message = f"no function {logical_id!r}; functions: {known}"
-            return 404, "application/json", _error("not_found", message)
+            return 404, JSON, _error("not_found", message)
         if body.strip():
             try:
                 event = json.loads(body)
             except ValueError:
-                return 400, "application/json", _error("invalid_request", "body must be JSON")
+                return 400, JSON, _error("invalid_request", "body must be JSON")
         elif "Schedule" in function.spec.triggers():
             event = scheduled_event(logical_id, self.options.region)
         else:
@@ -188,23 +193,14 @@ class LocalStack:
             result = function.invoke(event)
         except Exception as error:
             message = f"{logical_id} raised {type(error).__name__}: {error}"
-            return 502, "application/json", _error("function_error", message)
-        return 200, "application/json", json.dumps(result, default=str).encode()
+            return 502, JSON, _error("function_error", message)
+        return 200, JSON, json.dumps(result, default=str).encode()
 
-    def openapi_document(self) -> dict[str, Any] | None:
-        """The Api function's OpenAPI document, fetched the way a browser would."""
-        api = self._api_function()
-        if api is None:
-            return None
-        event = proxy_event("GET", "/swagger?format=json", {}, b"", "127.0.0.1")
-        response = api.invoke(event)
-        if not isinstance(response, dict) or response.get("statusCode") != 200:
-            return None
-        try:
-            document = json.loads(response.get("body") or "")
-        except ValueError:
-            return None
-        return document if isinstance(document, dict) else None
+    def openapi_document(self) -> dict[str, Any]:
+        """The OpenAPI document, with this stack's API as its server (so "Try it out" works)."""
+        from ratings_local import openapi  # the document's module needs this one's paths
+
+        return openapi.document(server_url=self.api_url)
 
     # Queue consumers ---------------------------------------------------------------------
 
@@ -329,6 +325,11 @@ def scheduled_event(logical_id: str, region: str) -> dict[str, Any]:
         "resources": [f"arn:aws:events:{region}:123456789012:rule/{logical_id}"],
         "detail": {},
     }
+
+
+def _not_allowed(method: str, path: str) -> LocalAnswer:
+    message = f"{method} is not allowed on {path}; allowed: GET"
+    return 405, {**JSON, "Allow": "GET"}, _error("method_not_allowed", message)
 
 
 def _error(code: str, message: str) -> bytes:

@@ -118,16 +118,44 @@ def test_a_podium_queued_and_the_schedule_run_twice_pays_once(
     assert queue_depth(sqs, queues["podiums"]) == 0
 
 
-def test_swagger_renders_the_openapi_document(client: Client) -> None:
+def test_swagger_is_swagger_ui_over_the_document_with_the_local_server(client: Client) -> None:
     status, page = client.call("GET", "/swagger")
     assert status == 200
-    assert "/v1/ladders/{ladder}/games" in page or "/v1/ladders/&lt;ladder&gt;/games" in page
+    assert "SwaggerUIBundle" in page
+    assert '"/openapi.json"' in page
+    for asset in ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css"):
+        status, _content = client.call("GET", f"/swagger/{asset}")
+        assert status == 200, asset
     status, document = client.call("GET", "/swagger?format=json")
     assert status == 200
-    assert document["openapi"].startswith("3.")
+    assert document["openapi"] == "3.1.0"
+    assert document["servers"] == [{"url": client.api_url, "description": "The local stack"}]
+    assert client.call("GET", "/openapi.json") == (200, document)
+    assert client.call("GET", "/swagger/../template.yaml")[0] == 404
 
 
 def test_unknown_local_function_is_a_clear_404(client: Client) -> None:
     status, body = client.call("POST", "/_local/invoke/NoSuchFunction")
     assert status == 404
     assert "ApiFunction" in body["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("TRACE", "/v1/ladders", 405),
+        ("PURGE", "/v1/ladders/backgammon/games", 405),
+        ("DELETE", "/v1/ladders/backgammon/players/alice", 405),
+        ("TRACE", "/nowhere", 404),
+        ("POST", "/swagger", 405),
+    ],
+)
+def test_every_method_gets_a_json_answer(
+    client: Client, method: str, path: str, status: int
+) -> None:
+    answer_status, body = client.call(method, path)
+
+    assert answer_status == status
+    assert set(body["error"]) == {"code", "message"}
+    expected = "method_not_allowed" if status == 405 else "not_found"
+    assert body["error"]["code"] == expected

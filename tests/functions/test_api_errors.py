@@ -144,12 +144,32 @@ def test_unknown_game_and_tournament(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
-    ("method", "path"), [("GET", "/v2/ladders"), ("DELETE", "/v1/ladders"), ("GET", "/")]
+    ("method", "path"), [("GET", "/v2/ladders"), ("GET", "/"), ("GET", "/swagger")]
 )
 def test_unknown_route(api: Api, method: str, path: str) -> None:
     reply = api(method, path)
 
     assert_error(reply, 404, "not_found", "/v1")
+
+
+# 405 ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("DELETE", "/v1/ladders", "GET"),
+        ("GET", "/v1/ladders/backgammon/games", "POST"),
+        ("PUT", "/v1/ladders/chess/games/g-1", "GET"),
+        ("OPTIONS", "/v1/identities/link", "POST"),
+        ("TRACE", "/v1/ladders/sedma/leaderboard", "GET"),
+    ],
+)
+def test_wrong_method_on_a_known_route(api: Api, method: str, path: str, allowed: str) -> None:
+    reply = api(method, path)
+
+    assert_error(reply, 405, "method_not_allowed", method, allowed)
+    assert reply.headers["Allow"] == allowed
 
 
 # 409 ------------------------------------------------------------------------------------

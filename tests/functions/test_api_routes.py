@@ -227,19 +227,3 @@ def test_base64_encoded_body_is_read(api: Api) -> None:
     reply = api("POST", "/v1/ladders/backgammon/games", body=game("g-b64"), base64_encoded=True)
 
     assert reply.status == 201
-
-
-def test_swagger_serves_the_openapi_document(api: Api) -> None:
-    document = api("GET", "/swagger", query={"format": "json"})
-    page = api("GET", "/swagger")
-
-    assert document.status == 200
-    paths = document.body["paths"]
-    assert "/v1/ladders/{ladder}/games" in paths
-    post = paths["/v1/ladders/{ladder}/games"]["post"]
-    schema = post["requestBody"]["content"]["application/json"]["schema"]
-    assert {"game_id", "players", "winner"} <= set(schema.get("properties", {}))
-    assert "ErrorBody" in document.body["components"]["schemas"]
-    assert document.body["components"]["securitySchemes"]["apiKey"]["name"] == "x-api-key"
-    assert page.status == 200
-    assert page.headers["Content-Type"].startswith("text/html")

@@ -3,8 +3,8 @@ without the garbage collector until the first answer.
 
 Measured in a fresh interpreter, like a new Lambda container: no client is made and no AWS
 SDK session exists until a request needs one, the X-Ray SDK stays out while nothing is traced
-and botocore is patched only when the first client is made where it is, and the OpenAPI
-document's models load only for /swagger.
+and botocore is patched only when the first client is made where it is, and nothing that serves
+only documentation (pydantic, Powertools' validation and OpenAPI models) is ever loaded.
 """
 
 import json
@@ -68,18 +68,43 @@ DEFERRED = {
     "botocore.client",
     "pynamodb",  # the table, when the service is built
     "aws_xray_sdk.core",  # only where tracing is on
-    "aws_lambda_powertools.event_handler.openapi.models",  # only for /swagger
 }
-#: The queue functions have no use for pydantic at all.
-NOT_FOR_QUEUES = {"pydantic"}
+#: Documentation only: the Api validates with the service's parsers (see docs/performance.md).
+NEVER = {
+    "pydantic",
+    "aws_lambda_powertools.event_handler.openapi.models",
+    "aws_lambda_powertools.event_handler.openapi.params",
+}
 
 
 @pytest.mark.parametrize("function", ["api", "games_queue", "award_podiums"])
 def test_importing_a_handler_defers_clients_and_heavy_modules(function: str) -> None:
     loaded = set(run_fresh("print(json.dumps(sorted(sys.modules)))", function, {}))
 
-    unwanted = DEFERRED | (NOT_FOR_QUEUES if function != "api" else set())
-    assert loaded & unwanted == set()
+    assert loaded & (DEFERRED | NEVER) == set()
+
+
+HANDLE_REQUESTS = """
+events = json.loads(sys.argv[2])
+answers = [module.lambda_handler(event, Context())["statusCode"] for event in events]
+print(json.dumps({"answers": answers, "loaded": sorted(sys.modules)}))
+"""
+
+
+def test_answering_requests_loads_no_documentation_modules() -> None:
+    events = [
+        rest_event("GET", "/v1/ladders"),
+        rest_event("POST", "/v1/ladders/chess/games", body={"game_id": "g-1"}),
+        rest_event("POST", "/v1/ladders/backgammon/games", raw_body="{bad"),
+        rest_event("DELETE", "/v1/ladders"),
+        rest_event("GET", "/swagger", query={"format": "json"}),
+    ]
+    env = {"POWERTOOLS_TRACE_DISABLED": "true"}
+
+    report = run_fresh(HANDLE_REQUESTS, "api", env, events)
+
+    assert report["answers"] == [200, 404, 400, 405, 404]
+    assert set(report["loaded"]) & NEVER == set()
 
 
 INVOKE_ONCE = """

@@ -696,6 +696,13 @@ def test_an_exactly_64_kib_body_is_read(stack: LocalStack) -> None:
 
 
 def test_an_unknown_route_is_a_404_in_the_error_body(stack: LocalStack) -> None:
-    for method, path in [("GET", "/v2/ladders"), ("DELETE", GAMES), ("GET", "/%FF")]:
+    for method, path in [("GET", "/v2/ladders"), ("TRACE", "/v2/ladders"), ("GET", "/%FF")]:
         reply = send(stack.api_url, method, path, None)
         assert_error(reply, 404, "not_found")
+
+
+def test_a_wrong_method_on_a_known_route_is_a_405_with_allow(stack: LocalStack) -> None:
+    for method in ("DELETE", "GET", "TRACE", "BREW"):
+        reply = send(stack.api_url, method, GAMES, None)
+        assert_error(reply, 405, "method_not_allowed")
+        assert reply.headers["allow"] == "POST"

@@ -53,6 +53,8 @@ class Integer:
         return f"an integer from {self.minimum} to {self.maximum}"
 
     def parse(self, value: object, where: str) -> int:
+        if type(value) is float and value.is_integer():
+            value = int(value)  # JSON Schema's integer, which the document promises: 2.0 is 2
         if type(value) is not int or not self.minimum <= value <= self.maximum:
             raise InvalidInput(where, f"{where} must be {self.rule}")
         return value

@@ -1,0 +1,107 @@
+"""The OpenAPI document: generated from the declarations the service checks with, committed as
+docs/openapi.json, and current (regenerate with `python -m ratings_local.openapi`)."""
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from ratings.rules.submission import game_body, parse_game
+from ratings.service.inputs import LINK, parse_link
+from ratings.wiring import LADDERS
+from ratings_local import openapi
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMITTED = ROOT / "docs" / "openapi.json"
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return openapi.document()
+
+
+def test_the_committed_document_is_the_generated_one(document: dict[str, Any]) -> None:
+    committed = json.loads(COMMITTED.read_text())
+
+    assert committed == document, (
+        "docs/openapi.json is stale: run `python -m ratings_local.openapi > docs/openapi.json`"
+    )
+
+
+def test_the_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
+    from openapi_spec_validator import validate
+
+    validate(document)
+
+
+@pytest.mark.parametrize("ladder_id", sorted(LADDERS))
+def test_each_ladder_has_its_own_bodies(document: dict[str, Any], ladder_id: str) -> None:
+    ladder = LADDERS[ladder_id]
+    submit = document["paths"][f"/v1/ladders/{ladder_id}/games"]["post"]
+    preview = document["paths"][f"/v1/ladders/{ladder_id}/preview"]["post"]
+
+    def body_schema(operation: dict[str, Any]) -> Any:
+        return operation["requestBody"]["content"]["application/json"]["schema"]
+
+    assert body_schema(submit) == game_body(ladder.ruleset).schema()
+    assert body_schema(preview) == game_body(ladder.ruleset, tuple(ladder.versions)).schema()
+    assert body_schema(submit)["additionalProperties"] is False
+    assert set(submit["responses"]) == {"200", "201", "400", "403", "409", "413", "429", "503"}
+    assert "422" not in json.dumps(document["paths"])
+
+
+def test_the_rulesets_own_fields_are_where_they_belong(document: dict[str, Any]) -> None:
+    paths = document["paths"]
+
+    def properties(ladder_id: str) -> Any:
+        body = paths[f"/v1/ladders/{ladder_id}/games"]["post"]["requestBody"]
+        return body["content"]["application/json"]["schema"]["properties"]
+
+    assert "cube" in properties("backgammon")
+    assert "cube" not in properties("sedma")
+    assert "stats" in properties("sedma")["players"]["items"]["properties"]
+    assert {"type": "null"} in properties("classic")["winner"]["anyOf"]
+    assert properties("backgammon")["winner"]["type"] == "string"
+
+
+def _examples(document: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [
+        (path, operation["requestBody"]["content"]["application/json"]["example"])
+        for path, item in document["paths"].items()
+        for operation in item.values()
+        if "requestBody" in operation
+    ]
+
+
+def test_every_example_passes_the_schema_and_the_parsers(document: dict[str, Any]) -> None:
+    now = datetime.now(UTC)
+    examples = _examples(document)
+    components = document["components"]["schemas"]
+
+    assert len(examples) == 2 * len(LADDERS) + 1
+    for path, example in examples:
+        operation = document["paths"][path]["post"]
+        schema = operation["requestBody"]["content"]["application/json"]["schema"]
+        # The components beside the schema, so its $refs resolve.
+        jsonschema.validate(example, {"allOf": [schema], "components": {"schemas": components}})
+        if path == "/v1/identities/link":
+            assert example == {entry.name: entry.example for entry in LINK.fields}
+            parse_link(example)
+            continue
+        ladder = LADDERS[path.split("/")[3]]
+        versions = tuple(ladder.versions) if path.endswith("/preview") else None
+        parse_game(example, ladder.ruleset, now, preview_versions=versions)
+        assert example["players"][0]["id"] != example["players"][1]["id"]
+
+
+def test_the_served_document_points_at_the_local_api() -> None:
+    served = openapi.document(server_url="http://127.0.0.1:3999")
+    committed = openapi.document()
+
+    assert served["servers"] == [{"url": "http://127.0.0.1:3999", "description": "The local stack"}]
+    assert committed["servers"][0]["url"] == openapi.DEPLOYED_URL
+    assert committed["servers"][0]["variables"]["stage"]["default"] == "live"
+    assert served["paths"] == committed["paths"]
