@@ -42,8 +42,9 @@ LINK_RULES = (
 # Answers ----------------------------------------------------------------------------------
 
 ERRORS = {
-    400: "Invalid input: the message names the field and what is allowed (also a cursor that "
-    "is not a next_cursor, a body that is not JSON or not UTF-8)",
+    400: "Invalid input, code `invalid_request`: the message names the field and what is "
+    "allowed (also a body that is not JSON or not UTF-8); code `invalid_cursor`: a cursor "
+    "that is not the next_cursor of a previous page of the same listing",
     403: "API Gateway: x-api-key missing or not a key of the usage plan (locally: only when "
     "the stack has a key)",
     404: "Unknown ladder, or a game, tournament or path that is not there",

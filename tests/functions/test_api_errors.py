@@ -92,7 +92,6 @@ def test_body_that_is_not_base64_or_utf8(api: Api) -> None:
     [
         ("/v1/ladders/backgammon/leaderboard", {"limit": "0"}, "limit"),
         ("/v1/ladders/backgammon/leaderboard", {"limit": "many"}, "limit"),
-        ("/v1/ladders/backgammon/leaderboard", {"cursor": "garbage"}, "cursor"),
         ("/v1/ladders/backgammon/players/alice/history", {"limit": "101"}, "limit"),
         ("/v1/ladders/backgammon/players/bad!id", {}, "player_id"),
         ("/v1/ladders/backgammon/games/bad!id", {}, "game_id"),
@@ -105,6 +104,51 @@ def test_invalid_path_or_query_parameter(
     reply = api("GET", path, query=query)
 
     assert_error(reply, 400, "invalid_request", field)
+
+
+@pytest.mark.parametrize(
+    ("path", "cursor"),
+    [
+        ("/v1/ladders/backgammon/leaderboard", "garbage"),
+        ("/v1/ladders/backgammon/players/alice/history", "garbage"),
+        ("/v1/ladders/backgammon/players/alice/history", "2026-11-29T12:00:00.000Z#game#g-5"),
+        ("/v1/ladders/backgammon/leaderboard", "eyJ4IjoxfQ"),  # base64 of {"x":1}
+    ],
+)
+def test_a_cursor_that_is_no_next_cursor_is_invalid_cursor(
+    api: Api, path: str, cursor: str
+) -> None:
+    reply = api("GET", path, query={"cursor": cursor})
+
+    assert_error(reply, 400, "invalid_cursor", "cursor", "next_cursor")
+
+
+def test_a_cursor_of_another_listing_is_invalid_cursor(api: Api) -> None:
+    for number in range(3):
+        api("POST", "/v1/ladders/backgammon/games", body=game(f"g-c{number}", "alice", "bob"))
+    history = api("GET", "/v1/ladders/backgammon/players/alice/history", query={"limit": "1"})
+    board = api("GET", "/v1/ladders/backgammon/leaderboard", query={"limit": "1"})
+    alice_cursor, board_cursor = history.body["next_cursor"], board.body["next_cursor"]
+    assert alice_cursor is not None
+    assert board_cursor is not None
+    assert set(alice_cursor) <= set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    )  # URL-safe as it stands
+
+    foreign = [
+        ("/v1/ladders/backgammon/players/bob/history", alice_cursor),  # another player's
+        ("/v1/ladders/classic/players/alice/history", alice_cursor),  # another ladder's
+        ("/v1/ladders/classic/leaderboard", board_cursor),
+        ("/v1/ladders/backgammon/leaderboard", alice_cursor),  # a history's
+        ("/v1/ladders/backgammon/players/alice/history", board_cursor),
+    ]
+    for path, cursor in foreign:
+        assert_error(api("GET", path, query={"cursor": cursor}), 400, "invalid_cursor")
+    more = api(
+        "GET", "/v1/ladders/backgammon/players/alice/history", query={"cursor": alice_cursor}
+    )
+    assert more.status == 200
+    assert len(more.body["events"]) == 2
 
 
 def test_link_of_an_id_to_itself(api: Api) -> None:

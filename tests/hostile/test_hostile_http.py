@@ -470,7 +470,7 @@ def cases() -> list[Hostile]:
             "/v1/ladders/backgammon/leaderboard?cursor=eyJ4IjoxfQ",
             None,
             400,
-            "invalid_request",
+            "invalid_cursor",
             ("cursor",),
         ),
         # Timestamps

@@ -10,7 +10,7 @@ import pytest
 from servicekit import DAY, NOW, FixedClock, game, ts
 
 from ratings.rules import InvalidInput
-from ratings.service.errors import NotFound
+from ratings.service.errors import InvalidCursor, NotFound
 from ratings.service.usecases import RatingService
 from ratings.storage.memory import InMemoryStorage
 
@@ -109,20 +109,24 @@ def b64(value: object) -> str:
         "not a cursor!",
         "%%%",
         b64("just text"),
-        b64({"n": 1, "r": 1200}),
-        b64({"n": -1, "r": 1200, "p": "abe"}),
-        b64({"n": 1, "r": "1200", "p": "abe"}),
-        b64({"n": 1, "r": True, "p": "abe"}),
-        b64({"n": 1, "r": 1200, "p": 7}),
+        b64({"n": 1, "r": 1200, "p": "abe"}),
+        b64(["b", "classic", 1, 1200]),
+        b64(["b", "classic", -1, 1200, "abe"]),
+        b64(["b", "classic", 1, "1200", "abe"]),
+        b64(["b", "classic", 1, True, "abe"]),
+        b64(["b", "classic", 1, 1200, 7]),
+        b64(["b", "sedma", 1, 1200, "abe"]),  # another ladder's
+        b64(["h", "classic", "abe", "2026-11-29T12:00:00.000Z", "game", "g-1"]),  # a history's
         123,
-        "x" * 600,
+        "x" * 2000,
     ],
 )
 def test_invalid_leaderboard_cursor(service: RatingService, cursor: object) -> None:
     build_board(service)
-    with pytest.raises(InvalidInput) as raised:
+    assert service.get_leaderboard("classic", limit=2, cursor=b64(["b", "classic", 1, 1200, "abe"]))
+    with pytest.raises(InvalidCursor) as raised:
         service.get_leaderboard("classic", limit=2, cursor=cursor)
-    assert raised.value.field == "cursor"
+    assert (raised.value.field, raised.value.code) == ("cursor", "invalid_cursor")
 
 
 @pytest.mark.parametrize("limit", [0, 101, -1, "abc", "0", 2.5, True])
@@ -229,6 +233,23 @@ def test_history_pages_without_gaps_or_repeats(service: RatingService) -> None:
         assert seen == whole
 
 
+def test_next_cursor_only_when_the_next_page_has_events(
+    service: RatingService, clock: FixedClock
+) -> None:
+    for index in range(4):
+        service.submit_game("backgammon", game(f"g-{index}", played_at=NOW - index * DAY))
+
+    full = service.get_history("backgammon", "alice", limit=4)
+    assert len(full["events"]) == 4
+    assert full["next_cursor"] is None  # exactly a page: no empty page after it
+
+    clock.advance(timedelta(days=28, hours=1))  # g-2 and g-3 are now past retention
+    first = service.get_history("backgammon", "alice", limit=2)
+    assert [e["game_id"] for e in first["events"]] == ["g-0", "g-1"]
+    # Only expired (not yet deleted) events follow: no cursor to an empty page.
+    assert first["next_cursor"] is None
+
+
 def test_history_of_an_unknown_player_is_empty(service: RatingService) -> None:
     assert service.get_history("sedma", "nobody") == {
         "player_id": "nobody",
@@ -245,11 +266,21 @@ def test_history_drops_events_past_retention(service: RatingService, clock: Fixe
     assert [e["game_id"] for e in service.get_history("backgammon", "alice")["events"]] == ["g-new"]
 
 
-@pytest.mark.parametrize("cursor", [42, "x" * 2000])
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        42,
+        "x" * 2000,
+        "2026-11-29T12:00:00.000Z#game#g-1",  # a raw sort key, as cursors once were
+        b64(["h", "backgammon", "bob", "2026-11-29T12:00:00.000Z", "game", "g-1"]),
+        b64(["h", "backgammon", "alice", "yesterday", "game", "g-1"]),
+        b64(["h", "backgammon", "alice", "2026-11-29T12:00:00.000Z", "game"]),
+    ],
+)
 def test_invalid_history_cursor(service: RatingService, cursor: object) -> None:
-    with pytest.raises(InvalidInput) as raised:
+    with pytest.raises(InvalidCursor) as raised:
         service.get_history("backgammon", "alice", cursor=cursor)
-    assert raised.value.field == "cursor"
+    assert (raised.value.field, raised.value.code) == ("cursor", "invalid_cursor")
 
 
 # Players -------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from ratings.aws_errors import TRANSIENT_AWS_CODES
 from ratings.service.errors import (
     AlreadyLinked,
     GameConflict,
+    InvalidCursor,
     InvalidInput,
     NotFound,
     RetryLater,
@@ -58,6 +59,7 @@ class Problem:
 #: Status and code per error type; the most specific type in an error's MRO wins.
 _ANSWERS: Mapping[type[Exception], tuple[int, str]] = {
     InvalidInput: (400, "invalid_request"),
+    InvalidCursor: (400, InvalidCursor.code),
     NotFound: (404, NotFound.code),
     GameConflict: (409, GameConflict.code),
     TournamentConflict: (409, TournamentConflict.code),

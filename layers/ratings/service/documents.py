@@ -6,11 +6,13 @@ import base64
 import binascii
 import json
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
-from ratings.rules import GameInput, InvalidInput, Ladder, PlayerState, Rating, Ruleset
+from ratings.rules import GameInput, Ladder, PlayerState, Rating, Ruleset
+from ratings.service.errors import InvalidCursor
 from ratings.service.ports import JsonObject
-from ratings.timestamps import format_utc_millis
+from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 #: Digits kept of the formula's fractional inputs in answers (expected score, coefficient...).
 EXPLAIN_DIGITS = 4
@@ -116,40 +118,68 @@ def explain(values: Mapping[str, Any]) -> JsonObject:
 
 
 # Cursors ---------------------------------------------------------------------------------
+# A cursor is opaque to callers: URL-safe base64 of a small JSON array that names its listing
+# (ladder, and player for a history), so a cursor of another listing, or anything else, is
+# refused with 400 invalid_cursor rather than read as some other position.
 
-CURSOR_PROBLEM = "cursor must be a next_cursor from a previous page"
+MAX_CURSOR = 1024
 
 
-def encode_cursor(position: Mapping[str, Any]) -> str:
+def encode_cursor(position: list[Any]) -> str:
     raw = json.dumps(position, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(cursor: object) -> Any:
-    """The position a cursor of `encode_cursor` holds, or InvalidInput when it is not one."""
-    if not isinstance(cursor, str) or len(cursor) > 1024:
-        raise InvalidInput("cursor", CURSOR_PROBLEM)
+def _decode(cursor: object, kind: str, length: int) -> list[Any]:
+    if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR:
+        raise InvalidCursor
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        return json.loads(base64.urlsafe_b64decode(padded.encode()))
+        position = json.loads(base64.urlsafe_b64decode(padded.encode()))
     except (ValueError, binascii.Error):
-        raise InvalidInput("cursor", CURSOR_PROBLEM) from None
+        raise InvalidCursor from None
+    if not isinstance(position, list) or len(position) != length or position[0] != kind:
+        raise InvalidCursor
+    return position
 
 
-def decode_leaderboard_cursor(cursor: object) -> tuple[int, tuple[int, str] | None]:
+def history_cursor(ladder: str, player_id: str, at: datetime, kind: str, ref_id: str) -> str:
+    return encode_cursor(["h", ladder, player_id, format_utc_millis(at), kind, ref_id])
+
+
+def decode_history_cursor(
+    cursor: object, ladder: str, player_id: str
+) -> tuple[datetime, str, str] | None:
+    """The (at, kind, ref_id) a history page continues after, or InvalidCursor."""
+    if cursor is None:
+        return None
+    _kind, of_ladder, of_player, at, kind, ref_id = _decode(cursor, "h", 6)
+    if (of_ladder, of_player) != (ladder, player_id) or not all(
+        isinstance(value, str) for value in (at, kind, ref_id)
+    ):
+        raise InvalidCursor
+    try:
+        return parse_utc_millis(at), kind, ref_id
+    except ValueError:
+        raise InvalidCursor from None
+
+
+def leaderboard_cursor(ladder: str, rank: int, rating: int, player_id: str) -> str:
+    return encode_cursor(["b", ladder, rank, rating, player_id])
+
+
+def decode_leaderboard_cursor(cursor: object, ladder: str) -> tuple[int, tuple[int, str] | None]:
+    """(entries before the page, the (rating, player_id) it continues after), or
+    InvalidCursor."""
     if cursor is None:
         return 0, None
-    position = decode_cursor(cursor)
-    try:
-        rank, rating, player_id = position["n"], position["r"], position["p"]
-    except (KeyError, TypeError):
-        raise InvalidInput("cursor", CURSOR_PROBLEM) from None
+    _kind, of_ladder, rank, rating, player_id = _decode(cursor, "b", 5)
     if not (
-        isinstance(rank, int)
-        and isinstance(rating, int)
-        and not isinstance(rating, bool)
+        of_ladder == ladder
+        and type(rank) is int
+        and type(rating) is int
         and isinstance(player_id, str)
         and rank >= 0
     ):
-        raise InvalidInput("cursor", CURSOR_PROBLEM)
+        raise InvalidCursor
     return rank, (rating, player_id)

@@ -6,6 +6,17 @@
 from ratings.rules.errors import InvalidInput
 
 
+class InvalidCursor(InvalidInput):
+    """A page cursor that is not a next_cursor of this very listing."""
+
+    code = "invalid_cursor"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "cursor", "cursor must be the next_cursor of a previous page of this same listing"
+        )
+
+
 class ServiceError(Exception):
     """Base of the service's own outcomes; `code` is the stable machine-readable name."""
 
@@ -49,6 +60,7 @@ class RetryLater(ServiceError):
 __all__ = [
     "AlreadyLinked",
     "GameConflict",
+    "InvalidCursor",
     "InvalidInput",
     "NotFound",
     "RetryLater",

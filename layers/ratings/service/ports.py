@@ -115,7 +115,12 @@ class LeaderboardRow:
 @dataclass(frozen=True)
 class HistoryPage:
     events: Sequence[PlayerEvent]
-    next_cursor: str | None = None
+    #: Whether the store may hold events after the last of `events`.
+    more: bool = False
+
+
+#: Where a history page stopped: the (at, kind, ref_id) of the last event read.
+EventPosition = tuple[datetime, str, str]
 
 
 @dataclass(frozen=True)
@@ -176,8 +181,11 @@ class Storage(ABC):
         """Existing links of both ids and both ids' states in each of `ladders`."""
 
     @abstractmethod
-    def history(self, ladder: str, player_id: str, limit: int, cursor: str | None) -> HistoryPage:
-        """The player's events, newest first; `cursor` continues a previous page."""
+    def history(
+        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
+    ) -> HistoryPage:
+        """At most `limit` of the player's events, newest first, from just after the event
+        at `after` (not included), expired or not."""
 
     @abstractmethod
     def leaderboard(

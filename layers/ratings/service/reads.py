@@ -6,7 +6,7 @@ from ratings.rules import InvalidInput, PlayerState
 from ratings.service import documents
 from ratings.service.base import ServiceBase
 from ratings.service.inputs import require_id
-from ratings.service.ports import JsonObject
+from ratings.service.ports import JsonObject, PlayerEvent
 
 DEFAULT_HISTORY_LIMIT = 50
 DEFAULT_LEADERBOARD_LIMIT = 100
@@ -40,16 +40,32 @@ class ReadUseCases(ServiceBase):
         ladder = self.ladder(ladder_id)
         require_id(player_id, "player_id")
         page_size = page_limit(limit, DEFAULT_HISTORY_LIMIT)
-        if cursor is not None and (not isinstance(cursor, str) or len(cursor) > 1024):
-            raise InvalidInput("cursor", documents.CURSOR_PROBLEM)
         resolved = self._storage.resolve(player_id)
-        page = self._storage.history(ladder.ladder_id, resolved, page_size, cursor)
+        after = documents.decode_history_cursor(cursor, ladder.ladder_id, resolved)
         now = self._clock()
+        # One event more than the page, so next_cursor is given only when a next page has
+        # events; expired events (TTL deletes late) are skipped as if already gone.
+        events: list[PlayerEvent] = []
+        while len(events) <= page_size:
+            page = self._storage.history(
+                ladder.ladder_id, resolved, page_size + 1 - len(events), after
+            )
+            events.extend(event for event in page.events if event.expires_at > now)
+            if not page.more or not page.events:
+                break
+            last = page.events[-1]
+            after = (last.at, last.kind, last.ref_id)
+        next_cursor = None
+        if len(events) > page_size:
+            last = events[page_size - 1]
+            next_cursor = documents.history_cursor(
+                ladder.ladder_id, resolved, last.at, last.kind, last.ref_id
+            )
         return {
             "player_id": resolved,
             "ladder": ladder.ladder_id,
-            "events": [event.body for event in page.events if event.expires_at > now],
-            "next_cursor": page.next_cursor,
+            "events": [event.body for event in events[:page_size]],
+            "next_cursor": next_cursor,
         }
 
     def get_leaderboard(
@@ -57,7 +73,7 @@ class ReadUseCases(ServiceBase):
     ) -> JsonObject:
         ladder = self.ladder(ladder_id)
         page_size = page_limit(limit, DEFAULT_LEADERBOARD_LIMIT)
-        rank_offset, after = documents.decode_leaderboard_cursor(cursor)
+        rank_offset, after = documents.decode_leaderboard_cursor(cursor, ladder.ladder_id)
         rows = list(self._storage.leaderboard(ladder.ladder_id, page_size + 1, after))
         more = len(rows) > page_size
         rows = rows[:page_size]
@@ -73,8 +89,8 @@ class ReadUseCases(ServiceBase):
         next_cursor = None
         if more and rows:
             last = rows[-1]
-            next_cursor = documents.encode_cursor(
-                {"n": rank_offset + len(rows), "r": last.rating, "p": last.player_id}
+            next_cursor = documents.leaderboard_cursor(
+                ladder.ladder_id, rank_offset + len(rows), last.rating, last.player_id
             )
         return {"ladder": ladder.ladder_id, "entries": entries, "next_cursor": next_cursor}
 

@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from ratings.service.ports import (
     AlreadyStored,
+    EventPosition,
     GameReads,
     HistoryPage,
     LeaderboardRow,
@@ -100,18 +101,18 @@ class InMemoryStorage(Storage):
                 states=states,
             )
 
-    def history(self, ladder: str, player_id: str, limit: int, cursor: str | None) -> HistoryPage:
+    def history(
+        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
+    ) -> HistoryPage:
         with self._lock:
             events = sorted(
                 self.events.get((ladder, player_id), []),
                 key=_event_key,
                 reverse=True,
             )
-        if cursor is not None:
-            events = [event for event in events if _event_key(event) < tuple(cursor.split("|"))]
-        page = events[:limit]
-        next_cursor = "|".join(_event_key(page[-1])) if len(events) > limit else None
-        return HistoryPage(page, next_cursor)
+        if after is not None:
+            events = [event for event in events if _event_key(event) < after]
+        return HistoryPage(events[:limit], more=len(events) > limit)
 
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
@@ -224,5 +225,5 @@ class InMemoryStorage(Storage):
             self.games = {key: game for key, game in self.games.items() if game.expires_at > now}
 
 
-def _event_key(event: PlayerEvent) -> tuple[str, ...]:
-    return (event.at.isoformat(), event.kind, event.ref_id)
+def _event_key(event: PlayerEvent) -> EventPosition:
+    return (event.at, event.kind, event.ref_id)

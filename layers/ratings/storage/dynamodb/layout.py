@@ -206,11 +206,16 @@ def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
     return StoredGame(ladder, game_id, item.fingerprint, json.loads(item.result), expires_at)
 
 
+def event_sort_key(at: datetime, kind: str, ref_id: str) -> str:
+    """An event's sort key: newest last in time order, then by kind and id."""
+    return f"{EVENT_SK_PREFIX}{format_utc_millis(at)}#{kind}#{ref_id}"
+
+
 def event_item(event: PlayerEvent) -> EventItem:
     at = format_utc_millis(event.at)
     item = EventItem(
         player_key(event.ladder, event.player_id),
-        f"{EVENT_SK_PREFIX}{at}#{event.kind}#{event.ref_id}",
+        event_sort_key(event.at, event.kind, event.ref_id),
         event_kind=event.kind,
         ref_id=event.ref_id,
         at=at,

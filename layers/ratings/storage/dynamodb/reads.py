@@ -10,6 +10,7 @@ from typing import Any
 from pynamodb.constants import COUNT
 
 from ratings.service.ports import (
+    EventPosition,
     GameReads,
     HistoryPage,
     LeaderboardRow,
@@ -37,6 +38,7 @@ from ratings.storage.dynamodb.layout import (
     StateItem,
     TournamentItem,
     event_of,
+    event_sort_key,
     game_key,
     link_key,
     player_key,
@@ -134,12 +136,15 @@ class TableReads(BoundTable):
             states=states,
         )
 
-    def history(self, ladder: str, player_id: str, limit: int, cursor: str | None) -> HistoryPage:
+    def history(
+        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
+    ) -> HistoryPage:
         last_key = None
-        if cursor is not None:
+        if after is not None:
+            at, kind, ref_id = after
             last_key = {
                 "pk": {"S": player_key(ladder, player_id)},
-                "sk": {"S": EVENT_SK_PREFIX + cursor},
+                "sk": {"S": event_sort_key(at, kind, ref_id)},
             }
         response = self._query(
             player_key(ladder, player_id),
@@ -152,9 +157,7 @@ class TableReads(BoundTable):
             event_of(ladder, player_id, EventItem.from_raw_data(raw))
             for raw in response.get("Items", [])
         ]
-        next_key = response.get("LastEvaluatedKey")
-        next_cursor = next_key["sk"]["S"].removeprefix(EVENT_SK_PREFIX) if next_key else None
-        return HistoryPage(events, next_cursor)
+        return HistoryPage(events, more="LastEvaluatedKey" in response)
 
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
