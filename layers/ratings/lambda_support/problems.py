@@ -16,6 +16,7 @@ from ratings.service.errors import (
     GameConflict,
     InvalidInput,
     NotFound,
+    NotRanked,
     RetryLater,
     TournamentConflict,
 )
@@ -59,6 +60,7 @@ class Problem:
 _ANSWERS: Mapping[type[Exception], tuple[int, str]] = {
     InvalidInput: (400, "invalid_request"),
     NotFound: (404, NotFound.code),
+    NotRanked: (404, NotRanked.code),
     GameConflict: (409, GameConflict.code),
     TournamentConflict: (409, TournamentConflict.code),
     AlreadyLinked: (409, AlreadyLinked.code),
