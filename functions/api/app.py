@@ -47,6 +47,10 @@ Limit = Annotated[PageSize | None, Query(description="Page size, 1 to 100")]
 Cursor = Annotated[
     SkipValidation[str] | None, Query(description="The next_cursor of the previous page")
 ]
+Around = Annotated[
+    SkipValidation[str] | None,
+    Query(description="A player id: the page around that player (not with cursor)"),
+]
 
 
 @app.get(
@@ -120,8 +124,10 @@ def get_history(
     summary="Players with ranked games by rating, highest first",
     responses=schemas.responses(200, schemas.Leaderboard, "One page of the leaderboard", 400, 404),
 )
-def get_leaderboard(ladder: str, limit: Limit = None, cursor: Cursor = None) -> JsonObject:
-    return wiring.service().get_leaderboard(ladder, limit, cursor)
+def get_leaderboard(
+    ladder: str, limit: Limit = None, cursor: Cursor = None, around: Around = None
+) -> JsonObject:
+    return wiring.service().get_leaderboard(ladder, limit, cursor, around)
 
 
 @app.get(
