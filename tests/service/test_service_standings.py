@@ -199,7 +199,9 @@ def test_around_puts_the_player_in_the_middle(ten: RatingService, clock: FixedCl
     ("around", "first"),
     [("p0", 1), ("p1", 1), ("p2", 1), ("p8", 6), ("p9", 6)],
 )
-def test_around_shifts_at_the_top_and_the_bottom(ten: RatingService, around: str, first: int) -> None:
+def test_around_shifts_at_the_top_and_the_bottom(
+    ten: RatingService, around: str, first: int
+) -> None:
     page = ten.get_leaderboard(LADDER, 5, around=around)
 
     assert window(page) == [(rank, f"p{rank - 1}") for rank in range(first, first + 5)]
