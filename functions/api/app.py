@@ -93,7 +93,8 @@ def get_history(ladder: str, player_id: str) -> JsonObject:
 @route("GET", "/v1/ladders/{ladder}/leaderboard")
 def get_leaderboard(ladder: str) -> JsonObject:
     limit, cursor = page_parameters()
-    return wiring.service().get_leaderboard(ladder, limit, cursor)
+    around = app.current_event.get_query_string_value("around")
+    return wiring.service().get_leaderboard(ladder, limit, cursor, around)
 
 
 @route("GET", "/v1/ladders/{ladder}/tournaments/{tournament_id}")

@@ -33,16 +33,26 @@ def parse_args(argv: list[str]) -> Options:
         default=os.environ.get("RATINGS_API_KEY"),
         help="require this x-api-key (default: $RATINGS_API_KEY; unset accepts any request)",
     )
+    parser.add_argument(
+        "--exact-rank-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="ranks up to N are counted exactly, beyond estimated (default: the template's 1000)",
+    )
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.schedule_interval <= 0:
         parser.error("--schedule-interval must be a positive number of seconds")
+    if args.exact_rank_limit is not None and not 0 <= args.exact_rank_limit <= 10000:
+        parser.error("--exact-rank-limit must be an integer from 0 to 10000")
     return Options(
         port=args.port,
         aws_port=args.aws_port,
         host=args.host,
         schedule_interval=args.schedule_interval,
         api_key=args.api_key or None,
+        exact_rank_limit=args.exact_rank_limit,
         template=args.template,
     )
 

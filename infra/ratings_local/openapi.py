@@ -47,7 +47,8 @@ ERRORS = {
     "that is not the next_cursor of a previous page of the same listing",
     403: "API Gateway: x-api-key missing or not a key of the usage plan (locally: only when "
     "the stack has a key)",
-    404: "Unknown ladder, or a game, tournament or path that is not there",
+    404: "Code `not_found`: unknown ladder, or a game, tournament or path that is not there; "
+    "code `not_ranked`: the leaderboard around a player without ranked games",
     409: "Conflict: the id was already used with other content, or the link contradicts one",
     413: "A body over 64 KiB",
     429: "API Gateway: more requests than the key's rate or quota allows",
@@ -186,8 +187,22 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
                 "recent_ranked_games": INTEGER,
                 "k": INTEGER,
                 "provisional": {"type": "boolean"},
+                "standing": _nullable(_ref("Standing")),
             }
         ),
+        "Standing": {
+            **_object(
+                {
+                    "rank": _nullable({"type": "integer", "minimum": 1}),
+                    "of": _nullable({"type": "integer", "minimum": 1}),
+                    "exact": {"type": "boolean"},
+                    "as_of": _nullable(TIME),
+                }
+            ),
+            "description": "Where the player stands on the leaderboard: exact up to the "
+            "deployment's exact-rank limit, else estimated from the rating histogram of the last "
+            "refresh (as_of); rank and of are null before a ladder's first refresh",
+        },
         "GameEvent": _object(
             {
                 "type": {"const": "game"},
@@ -231,7 +246,7 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
                     "type": "array",
                     "items": _object(
                         {
-                            "rank": {"type": "integer", "minimum": 1},
+                            "rank": _nullable({"type": "integer", "minimum": 1}),
                             "player_id": ID_SCHEMA,
                             "rating": INTEGER,
                             "ranked_games": INTEGER,
@@ -239,7 +254,12 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
                     ),
                 },
                 "next_cursor": _nullable(STRING),
-            }
+                # Only on a page around a player:
+                "around": ID_SCHEMA,
+                "exact": {"type": "boolean"},
+                "as_of": _nullable(TIME),
+            },
+            optional=("around", "exact", "as_of"),
         ),
         "Tournament": _object(
             {
@@ -460,7 +480,18 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             False,
         ),
     ]
+    around = {
+        "name": "around",
+        "in": "query",
+        "required": False,
+        "schema": ID_SCHEMA,
+        "description": "A player's id: the page of `limit` entries with that player as near "
+        "the middle as the board allows (not with cursor; 404 not_ranked for a player without "
+        "ranked games)",
+    }
     for path, operation_id, summary, parameters, answered, schema, paged in reads:
+        if operation_id == "get_leaderboard":
+            parameters = [*parameters, around]
         found[path] = {
             "get": {
                 "operationId": operation_id,

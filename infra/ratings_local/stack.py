@@ -12,7 +12,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,8 @@ class Options:
     region: str = "us-east-1"
     schedule_interval: float = 60.0
     api_key: str | None = None
+    #: The template's ExactRankLimit, when not its default.
+    exact_rank_limit: int | None = None
     template: Path = DEFAULT_TEMPLATE
     #: Seconds a consumer waits on an empty queue before polling again (long polling).
     poll_wait: int = 1
@@ -56,6 +58,9 @@ class LocalStack:
     def __init__(self, options: Options) -> None:
         self.options = options
         self.spec: StackSpec = read_stack(options.template)
+        if options.exact_rank_limit is not None:
+            parameters = {**self.spec.parameters, "ExactRankLimit": options.exact_rank_limit}
+            self.spec = replace(self.spec, parameters=parameters)
         self.aws = EmulatedAws(options.host, options.aws_port)
         self.functions: dict[str, LocalFunction] = {}
         self.resources: CreatedResources | None = None

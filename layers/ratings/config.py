@@ -9,6 +9,7 @@ ENVIRONMENT = {
     "RATINGS_TABLE": "name of the DynamoDB table",
     "RATINGS_LEADERBOARD_SHARDS": "write shards of the leaderboard index (default 4)",
     "RATINGS_RETENTION_DAYS": "days history records and game records are kept (default 30)",
+    "RATINGS_EXACT_RANK_LIMIT": "ranks counted exactly, beyond them estimated (default 1000)",
     "RATINGS_GAMES_DLQ_URL": "games dead-letter queue (GamesQueue function)",
     "RATINGS_PODIUM_QUEUE_URL": "podium queue to drain (AwardPodiums function)",
     "RATINGS_PODIUM_DLQ_URL": "podium dead-letter queue (AwardPodiums function)",
@@ -24,6 +25,7 @@ class Config:
     endpoint_url: str | None = None
     leaderboard_shards: int = 4
     retention_days: int = 30
+    exact_rank_limit: int = 1000
     games_dlq_url: str | None = None
     podium_queue_url: str | None = None
     podium_dlq_url: str | None = None
@@ -38,6 +40,7 @@ class Config:
             endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
             leaderboard_shards=int(env.get("RATINGS_LEADERBOARD_SHARDS", "4")),
             retention_days=int(env.get("RATINGS_RETENTION_DAYS", "30")),
+            exact_rank_limit=int(env.get("RATINGS_EXACT_RANK_LIMIT", "1000")),
             games_dlq_url=env.get("RATINGS_GAMES_DLQ_URL") or None,
             podium_queue_url=env.get("RATINGS_PODIUM_QUEUE_URL") or None,
             podium_dlq_url=env.get("RATINGS_PODIUM_DLQ_URL") or None,

@@ -37,7 +37,11 @@ def build_storage(config: Config) -> "DynamoStorage":
 
 def build_service(config: Config, storage: "DynamoStorage") -> RatingService:
     retention = timedelta(days=config.retention_days)
-    settings = Settings(history_retention=retention, game_retention=retention)
+    settings = Settings(
+        history_retention=retention,
+        game_retention=retention,
+        exact_rank_limit=config.exact_rank_limit,
+    )
     return RatingService(storage, LADDERS, settings=settings)
 
 

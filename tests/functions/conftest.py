@@ -34,12 +34,13 @@ POWERTOOLS_ENV = {
 
 @pytest.fixture(scope="session")
 def functions() -> Iterator[dict[str, ModuleType]]:
-    """The three handler modules, imported once like in a Lambda container."""
+    """The handler modules, imported once like in a Lambda container."""
     with pytest.MonkeyPatch.context() as patch:
         for name, value in POWERTOOLS_ENV.items():
             patch.setenv(name, value)
         patch.delenv("POWERTOOLS_DEV", raising=False)
-        yield {name: load_function(name) for name in ("api", "games_queue", "award_podiums")}
+        names = ("api", "games_queue", "award_podiums", "refresh_standings")
+        yield {name: load_function(name) for name in names}
 
 
 def _new_container() -> None:
@@ -133,7 +134,8 @@ def stack(functions: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch) -> 
             monkeypatch.setenv(name, value)
         _new_container()
         for module in functions.values():
-            module.metrics.clear_metrics()  # one store per process, shared by every Metrics
+            if hasattr(module, "metrics"):
+                module.metrics.clear_metrics()  # one store per process, shared by every Metrics
         # The service binds the table's models to its client; the table is made through it.
         wiring.service()
         DynamoStorage.create_table()
@@ -209,3 +211,8 @@ def games_queue(functions: dict[str, ModuleType]) -> ModuleType:
 @pytest.fixture
 def award_podiums(functions: dict[str, ModuleType]) -> ModuleType:
     return functions["award_podiums"]
+
+
+@pytest.fixture
+def refresh_standings(functions: dict[str, ModuleType]) -> ModuleType:
+    return functions["refresh_standings"]

@@ -132,6 +132,7 @@ def test_player_state_new_and_rated(api: Api) -> None:
         "recent_ranked_games": 0,
         "k": unknown.body["k"],
         "provisional": unknown.body["provisional"],
+        "standing": None,
     }
     assert alice.status == 200
     assert (alice.body["ranked_games"], alice.body["recent_ranked_games"]) == (1, 1)

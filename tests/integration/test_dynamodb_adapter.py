@@ -671,6 +671,16 @@ def link(service: RatingService, anonymous_id: str, account_id: str) -> dict[str
     return service.link_identity({"anonymous_id": anonymous_id, "account_id": account_id})
 
 
+def without_standing(player: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in player.items() if name != "standing"}
+
+
+def board_rank(service: RatingService, ladder: str, player_id: str) -> int:
+    entries = service.get_leaderboard(ladder, limit=100)["entries"]
+    rank: int = next(entry["rank"] for entry in entries if entry["player_id"] == player_id)
+    return rank
+
+
 def test_account_without_ranked_games_takes_the_anonymous_state(
     dynamo_storage: DynamoStorage, service: RatingService
 ) -> None:
@@ -696,7 +706,10 @@ def test_account_without_ranked_games_takes_the_anonymous_state(
     assert account["rating"] == anon_backgammon["rating"]
     assert account["ranked_games"] == anon_backgammon["ranked_games"] == 3
     assert account["recent_ranked_games"] == 3  # the anonymous id's recent games moved along
-    assert service.get_player("classic", ACCOUNT) == account_classic
+    # Unchanged but for the standing: the anonymous id left the classic leaderboard.
+    after_classic = service.get_player("classic", ACCOUNT)
+    assert without_standing(after_classic) == without_standing(account_classic)
+    assert after_classic["standing"]["rank"] == board_rank(service, "classic", ACCOUNT)
     # The anonymous state keeps its rating and games (it only leaves the leaderboard).
     anon_state = dynamo_storage.read_states(LADDER, [ANON])[ANON]
     assert anon_state.rating == anon_backgammon["rating"]
@@ -729,7 +742,11 @@ def test_account_with_ranked_games_keeps_its_own_state(service: RatingService) -
     linked = link(service, ANON, ACCOUNT)
 
     assert linked["ladders"][0] == {"ladder": "backgammon", "kept": "account"}
-    assert service.get_player(LADDER, ACCOUNT) == account_before
+    account_after = service.get_player(LADDER, ACCOUNT)
+    assert without_standing(account_after) == without_standing(account_before)
+    # The anonymous id (two wins, ahead of the account) left the leaderboard.
+    assert account_after["standing"]["rank"] == account_before["standing"]["rank"] - 1
+    assert account_after["standing"]["rank"] == board_rank(service, LADDER, ACCOUNT)
     assert account_before["recent_ranked_games"] == 1  # its own only
     mine = service.submit_game(LADDER, game("after", ACCOUNT, "carol"))
     assert side(mine.result, ACCOUNT)["explain"]["recent_ranked_games"] == 1

@@ -8,7 +8,12 @@ from cfnlint.api import ManualArgs, lint_file
 
 from .templatekit import ROOT, TEMPLATE, resources_of
 
-FUNCTIONS = ("ApiFunction", "GamesQueueFunction", "AwardPodiumsFunction")
+FUNCTIONS = (
+    "ApiFunction",
+    "GamesQueueFunction",
+    "AwardPodiumsFunction",
+    "RefreshStandingsFunction",
+)
 DLQS = ("GamesDeadLetterQueue", "PodiumDeadLetterQueue")
 
 
@@ -144,6 +149,17 @@ def test_the_schedule_runs_award_podiums(template: dict[str, Any]) -> None:
     assert event["Type"] == "Schedule"
     assert event["Properties"]["Schedule"] == {"Ref": "PodiumScheduleRate"}
     assert template["Parameters"]["PodiumScheduleRate"]["Default"] == "rate(5 minutes)"
+
+
+def test_the_schedule_runs_refresh_standings(template: dict[str, Any]) -> None:
+    function = template["Resources"]["RefreshStandingsFunction"]["Properties"]
+    (event,) = function["Events"].values()
+
+    assert event["Type"] == "Schedule"
+    assert event["Properties"]["Schedule"] == {"Ref": "StandingsScheduleRate"}
+    assert template["Parameters"]["StandingsScheduleRate"]["Default"] == "rate(5 minutes)"
+    variables = template["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["RATINGS_EXACT_RANK_LIMIT"] == {"Ref": "ExactRankLimit"}
 
 
 def test_parameters(template: dict[str, Any]) -> None:

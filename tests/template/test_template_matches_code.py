@@ -24,6 +24,7 @@ FUNCTION_ENVIRONMENT = {
         "RATINGS_PODIUM_DLQ_URL",
         "RATINGS_DRAIN_SECONDS",
     },
+    "RefreshStandingsFunction": set(),
 }
 #: Which queue feeds which function, and where its poison messages go.
 CONSUMERS = {
@@ -134,6 +135,7 @@ def test_parameter_defaults_are_the_code_defaults(template: dict[str, Any]) -> N
 
     assert parameters["LeaderboardShards"]["Default"] == defaults.leaderboard_shards
     assert parameters["RetentionDays"]["Default"] == defaults.retention_days
+    assert parameters["ExactRankLimit"]["Default"] == defaults.exact_rank_limit
     drain = float(environment(template, "AwardPodiumsFunction")["RATINGS_DRAIN_SECONDS"])
     assert drain == defaults.drain_seconds
 

@@ -17,6 +17,7 @@ from ratings.service.errors import (
     InvalidCursor,
     InvalidInput,
     NotFound,
+    NotRanked,
     RetryLater,
     TournamentConflict,
 )
@@ -61,6 +62,7 @@ _ANSWERS: Mapping[type[Exception], tuple[int, str]] = {
     InvalidInput: (400, "invalid_request"),
     InvalidCursor: (400, InvalidCursor.code),
     NotFound: (404, NotFound.code),
+    NotRanked: (404, NotRanked.code),
     GameConflict: (409, GameConflict.code),
     TournamentConflict: (409, TournamentConflict.code),
     AlreadyLinked: (409, AlreadyLinked.code),

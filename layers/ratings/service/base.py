@@ -42,6 +42,8 @@ class Settings:
     history_retention: timedelta = timedelta(days=30)
     #: How long a game's record (and so duplicate detection) lives, counted from receipt.
     game_retention: timedelta = timedelta(days=30)
+    #: Ranks up to this are counted exactly on the leaderboard index; beyond, estimated.
+    exact_rank_limit: int = 1000
 
 
 @dataclass(frozen=True)

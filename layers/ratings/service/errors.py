@@ -33,6 +33,12 @@ class NotFound(ServiceError):
     code = "not_found"
 
 
+class NotRanked(NotFound):
+    """The player has no ranked games in the ladder, so has no place on its leaderboard."""
+
+    code = "not_ranked"
+
+
 class GameConflict(ServiceError):
     """The game id was already used with other content."""
 
@@ -63,6 +69,7 @@ __all__ = [
     "InvalidCursor",
     "InvalidInput",
     "NotFound",
+    "NotRanked",
     "RetryLater",
     "ServiceError",
     "TournamentConflict",

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ratings.rules.standings import RatingHistogram
+
 JsonObject = dict[str, Any]
 
 
@@ -113,6 +115,15 @@ class LeaderboardRow:
 
 
 @dataclass(frozen=True)
+class Standings:
+    """A ladder's rating histogram, as the last refresh counted it at `refreshed_at`."""
+
+    ladder: str
+    histogram: RatingHistogram
+    refreshed_at: datetime
+
+
+@dataclass(frozen=True)
 class HistoryPage:
     events: Sequence[PlayerEvent]
     #: Whether the store may hold events after the last of `events`.
@@ -193,6 +204,32 @@ class Storage(ABC):
     ) -> Sequence[LeaderboardRow]:
         """Players with at least one ranked game by rating descending, then id ascending,
         starting after the (rating, player_id) position `after`."""
+
+    @abstractmethod
+    def leaderboard_before(
+        self, ladder: str, limit: int, before: tuple[int, str]
+    ) -> Sequence[LeaderboardRow]:
+        """The `limit` players just ahead of the (rating, player_id) position `before`, in
+        leaderboard order (the nearest last)."""
+
+    @abstractmethod
+    def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
+        """Players ahead of (rating, player_id) in leaderboard order, other than `player_id`
+        itself; None when that is not known within a bounded read: `limit` or more players
+        rate higher, or more than `limit` players have exactly `rating`."""
+
+    @abstractmethod
+    def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
+        """(player_id, rating) of every leaderboard player, in no particular order. Read while
+        ratings change, a player may come twice (at two ratings) or not at all."""
+
+    @abstractmethod
+    def read_standings(self, ladder: str) -> Standings | None:
+        """The ladder's last stored histogram, if any."""
+
+    @abstractmethod
+    def put_standings(self, standings: Standings) -> bool:
+        """Store the histogram unless one refreshed later is stored; True when stored."""
 
     @abstractmethod
     def stored_games(self, ladder: str) -> Iterator[StoredGame]:

@@ -1,19 +1,20 @@
-"""Reads of a ladder's players: a player's state, their history, the leaderboard."""
+"""Reads of a ladder's players: a player's state and standing, their history, the leaderboard
+(from the top, from a cursor, or around a player)."""
 
 from datetime import timedelta
 
 from ratings.rules import InvalidInput, PlayerState
 from ratings.service import documents
-from ratings.service.base import ServiceBase
 from ratings.service.inputs import require_id
 from ratings.service.ports import JsonObject, PlayerEvent
+from ratings.service.standings import StandingUseCases
 
 DEFAULT_HISTORY_LIMIT = 50
 DEFAULT_LEADERBOARD_LIMIT = 100
 MAX_PAGE = 100
 
 
-class ReadUseCases(ServiceBase):
+class ReadUseCases(StandingUseCases):
     def get_player(self, ladder_id: str, player_id: str) -> JsonObject:
         ladder = self.ladder(ladder_id)
         require_id(player_id, "player_id")
@@ -32,6 +33,7 @@ class ReadUseCases(ServiceBase):
             "recent_ranked_games": recent,
             "k": ladder.ruleset.k_for(state),
             "provisional": ladder.ruleset.provisional(state),
+            "standing": self.standing(ladder.ladder_id, record),
         }
 
     def get_history(
@@ -69,10 +71,16 @@ class ReadUseCases(ServiceBase):
         }
 
     def get_leaderboard(
-        self, ladder_id: str, limit: object = None, cursor: object = None
+        self, ladder_id: str, limit: object = None, cursor: object = None, around: object = None
     ) -> JsonObject:
         ladder = self.ladder(ladder_id)
         page_size = page_limit(limit, DEFAULT_LEADERBOARD_LIMIT)
+        if around is not None:
+            if cursor is not None:
+                raise InvalidInput(
+                    "around", "around and cursor cannot be used together: around starts a page"
+                )
+            return self.leaderboard_around(ladder.ladder_id, around, page_size)
         rank_offset, after = documents.decode_leaderboard_cursor(cursor, ladder.ladder_id)
         rows = list(self._storage.leaderboard(ladder.ladder_id, page_size + 1, after))
         more = len(rows) > page_size

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
+from ratings.rules.standings import board_order
 from ratings.service.ports import (
     AlreadyStored,
     EventPosition,
@@ -20,6 +21,7 @@ from ratings.service.ports import (
     LinkReads,
     PlayerEvent,
     PlayerRecord,
+    Standings,
     StateWrite,
     Storage,
     StoredGame,
@@ -36,6 +38,7 @@ class InMemoryStorage(Storage):
         self.events: dict[tuple[str, str], list[PlayerEvent]] = {}
         self.games: dict[tuple[str, str], StoredGame] = {}
         self.tournaments: dict[tuple[str, str], StoredTournament] = {}
+        self.standings: dict[str, Standings] = {}
         self.links: dict[str, str] = {}  # anonymous id -> account
         self.absorbed: dict[str, str] = {}  # account -> anonymous id
         self.commits = 0
@@ -117,17 +120,50 @@ class InMemoryStorage(Storage):
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
     ) -> Sequence[LeaderboardRow]:
+        rows = self._board(ladder)
+        if after is not None:
+            rows = [row for row in rows if _order(row) > board_order(*after)]
+        return rows[:limit]
+
+    def leaderboard_before(
+        self, ladder: str, limit: int, before: tuple[int, str]
+    ) -> Sequence[LeaderboardRow]:
+        rows = [row for row in self._board(ladder) if _order(row) < board_order(*before)]
+        return rows[-limit:] if limit > 0 else []
+
+    def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
+        rows = self._board(ladder)
+        above = sum(1 for row in rows if row.rating > rating and row.player_id != player_id)
+        sharing = [row for row in rows if row.rating == rating]
+        if above >= limit or len(sharing) > limit:
+            return None
+        return above + sum(1 for row in sharing if row.player_id < player_id)
+
+    def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
+        for row in self._board(ladder):
+            yield row.player_id, row.rating
+
+    def read_standings(self, ladder: str) -> Standings | None:
+        return self.standings.get(ladder)
+
+    def put_standings(self, standings: Standings) -> bool:
+        with self._lock:
+            stored = self.standings.get(standings.ladder)
+            if stored is not None and stored.refreshed_at >= standings.refreshed_at:
+                return False
+            self.standings[standings.ladder] = standings
+            return True
+
+    def _board(self, ladder: str) -> list[LeaderboardRow]:
+        """The ladder's leaderboard, in order."""
         with self._lock:
             rows = [
                 LeaderboardRow(record.player_id, record.rating, record.ranked_games)
                 for (state_ladder, _pid), record in self.states.items()
                 if state_ladder == ladder and record.ranked_games > 0 and record.listed
             ]
-        rows.sort(key=lambda row: (-row.rating, row.player_id))
-        if after is not None:
-            rating, player_id = after
-            rows = [row for row in rows if (-row.rating, row.player_id) > (-rating, player_id)]
-        return rows[:limit]
+        rows.sort(key=_order)
+        return rows
 
     def stored_games(self, ladder: str) -> Iterator[StoredGame]:
         with self._lock:
@@ -223,6 +259,10 @@ class InMemoryStorage(Storage):
             for key, events in self.events.items():
                 self.events[key] = [event for event in events if event.expires_at > now]
             self.games = {key: game for key, game in self.games.items() if game.expires_at > now}
+
+
+def _order(row: LeaderboardRow) -> tuple[int, str]:
+    return board_order(row.rating, row.player_id)
 
 
 def _event_key(event: PlayerEvent) -> EventPosition:

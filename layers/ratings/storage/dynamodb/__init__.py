@@ -6,6 +6,7 @@ consistent and batched. Its modules, one job each:
 
 - `layout`: key formats, the pynamodb models, their binding to a table, items <-> records
 - `reads`: the port's reads (gets, the window count, history, the leaderboard)
+- `standings`: where players stand (bounded rank counts, windows, the histogram item)
 - `commits`: the port's transactional commits
 - `errors`: what a failed request means (transient, conflict, already stored)
 """
@@ -21,10 +22,10 @@ from ratings.storage.dynamodb.layout import (
     player_key,
     table_definition,
 )
-from ratings.storage.dynamodb.reads import TableReads
+from ratings.storage.dynamodb.standings import TableStandings
 
 
-class DynamoStorage(TableReads, TableCommits, Storage):
+class DynamoStorage(TableStandings, TableCommits, Storage):
     """The storage port on one DynamoDB table (real, or moto locally and in tests)."""
 
 

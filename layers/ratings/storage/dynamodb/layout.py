@@ -39,6 +39,7 @@ GAME_SK = "GAME"
 TOURNAMENT_SK = "TOURNAMENT"
 ANON_SK = "ANON"
 ACCOUNT_SK = "ACCOUNT"
+STANDINGS_SK = "STANDINGS"
 EVENT_SK_PREFIX = "E#"
 LINK_PK_PREFIX = "L#"
 
@@ -57,6 +58,10 @@ def tournament_key(ladder: str, tournament_id: str) -> str:
 
 def link_key(player_id: str) -> str:
     return f"{LINK_PK_PREFIX}{player_id}"
+
+
+def standings_key(ladder: str) -> str:
+    return f"S#{ladder}"
 
 
 def leaderboard_shard(ladder: str, player_id: str, shards: int) -> str:
@@ -139,6 +144,13 @@ class TournamentItem(RatingsItem, discriminator="tournament"):
 class LinkItem(RatingsItem, discriminator="link"):
     #: The other side: the account (on the ANON item) or the anonymous id (on the ACCOUNT item).
     other_id = UnicodeAttribute()
+
+
+class StandingsItem(RatingsItem, discriminator="standings"):
+    #: The histogram as compact JSON: [[rating, players], ...], highest rating first.
+    counts = UnicodeAttribute()
+    players = NumberAttribute()
+    refreshed_at = UnicodeAttribute()
 
 
 class BoundTable:

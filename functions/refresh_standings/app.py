@@ -1,0 +1,36 @@
+"""RefreshStandings: on a schedule, counts each ladder's leaderboard into a rating histogram.
+
+The histogram is what ranks beyond the exact limit are estimated from (api.md, "Read a
+player"). A run reads the leaderboard index of every ladder and stores one histogram item per
+ladder; it never writes a player state, so games are rated undisturbed while it runs.
+"""
+
+from ratings.lambda_support import startup
+
+startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+
+# isort: split
+
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from ratings import wiring
+from ratings.lambda_support.tracing import make_tracer
+
+logger = Logger()
+tracer = make_tracer()
+
+
+@startup.resumes_collector
+@logger.inject_lambda_context(correlation_id_path="id", clear_state=True)
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    service = wiring.service()
+    refreshed = []
+    for ladder in wiring.LADDERS:
+        summary = service.refresh_standings(ladder)
+        logger.info("standings refreshed", extra=summary)
+        refreshed.append(summary)
+    return {"ladders": refreshed}

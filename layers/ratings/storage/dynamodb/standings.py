@@ -1,0 +1,191 @@
+"""The storage port's standing reads on DynamoDB: bounded counts of the players ahead of a
+position on the sharded leaderboard index, the players just ahead of one, every entry of the
+index (for the refresh), and the histogram item a refresh stores.
+
+Every read here is an eventually consistent Query of the `leaderboard` index (global indexes
+have no other kind) or a read of the one histogram item; nothing here writes a player state.
+docs/table-layout.md and docs/performance.md give the requests and their read units.
+"""
+
+import json
+from collections.abc import Iterator, Sequence
+
+from pynamodb.constants import COUNT
+from pynamodb.exceptions import PutError
+
+from ratings.rules.standings import RatingHistogram, board_order
+from ratings.service.ports import LeaderboardRow, Standings
+from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.storage.dynamodb.layout import (
+    LEADERBOARD_INDEX,
+    STANDINGS_SK,
+    RatingsItem,
+    StandingsItem,
+    StateItem,
+    compact_json,
+    standings_key,
+)
+from ratings.storage.dynamodb.reads import TableReads
+from ratings.timestamps import format_utc_millis, parse_utc_millis
+
+
+class TableStandings(TableReads):
+    """Where players stand: the reads behind a rank, a window and a histogram."""
+
+    #: Entries per page when the refresh reads the index (None: DynamoDB's 1 MB pages).
+    entries_page_limit: int | None = None
+
+    def leaderboard_before(
+        self, ladder: str, limit: int, before: tuple[int, str]
+    ) -> Sequence[LeaderboardRow]:
+        if limit <= 0:
+            return []
+        rows: list[LeaderboardRow] = []
+        for shard in self._shards(ladder):
+            rows.extend(self._shard_before(shard, limit, before))
+        rows.sort(key=lambda row: board_order(row.rating, row.player_id))
+        return rows[-limit:]
+
+    def _shard_before(
+        self, shard: str, limit: int, before: tuple[int, str]
+    ) -> Iterator[LeaderboardRow]:
+        """The shard's `limit` rows nearest ahead of `before`, plus every row tied with the
+        farthest of them (the index keeps equal ratings in no particular order)."""
+        taken = 0
+        boundary: int | None = None
+        start_key = None
+        while True:
+            response = self._query(
+                shard,
+                range_key_condition=RatingsItem.lb_rating >= before[0],
+                index_name=LEADERBOARD_INDEX,
+                scan_index_forward=True,
+                limit=limit + 1,
+                exclusive_start_key=start_key,
+            )
+            for raw in response.get("Items", []):
+                rating = int(raw["lb_rating"]["N"])
+                player_id = raw["player_id"]["S"]
+                if board_order(rating, player_id) >= board_order(*before):
+                    continue
+                if boundary is not None and rating > boundary:
+                    return
+                yield LeaderboardRow(player_id, rating, int(raw["ranked_games"]["N"]))
+                taken += 1
+                if taken == limit:
+                    boundary = rating
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                return
+
+    def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
+        if limit <= 0:
+            return None
+        above = 0
+        for shard in self._shards(ladder):
+            above += self._count_above(shard, rating, player_id, limit - above)
+            if above >= limit:
+                return None
+        sharing = 0
+        tied_ahead = 0
+        for shard in self._shards(ladder):
+            for other in self._ids_at(shard, rating, limit + 1 - sharing):
+                sharing += 1
+                tied_ahead += other < player_id
+            if sharing > limit:
+                return None
+        return above + tied_ahead
+
+    def _count_above(self, shard: str, rating: int, player_id: str, limit: int) -> int:
+        """Entries of the shard rated above `rating` other than `player_id`'s own (which may
+        lag behind its state), counted by DynamoDB up to `limit`."""
+        counted = 0
+        start_key = None
+        while counted < limit:
+            response = self._query(
+                shard,
+                range_key_condition=RatingsItem.lb_rating > rating,
+                filter_condition=StateItem.player_id != player_id,
+                index_name=LEADERBOARD_INDEX,
+                select=COUNT,
+                limit=limit - counted,
+                exclusive_start_key=start_key,
+            )
+            counted += int(response.get("Count", 0))
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                break
+        return counted
+
+    def _ids_at(self, shard: str, rating: int, limit: int) -> Iterator[str]:
+        """Ids of the shard's entries at exactly `rating`, at most `limit` of them."""
+        read = 0
+        start_key = None
+        while read < limit:
+            response = self._query(
+                shard,
+                range_key_condition=RatingsItem.lb_rating == rating,
+                index_name=LEADERBOARD_INDEX,
+                limit=limit - read,
+                exclusive_start_key=start_key,
+            )
+            for raw in response.get("Items", []):
+                read += 1
+                yield raw["player_id"]["S"]
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                return
+
+    def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
+        # Only the two attributes the histogram needs travel back; the read units are those
+        # of the whole index entries all the same.
+        for shard in self._shards(ladder):
+            start_key = None
+            while True:
+                response = self._query(
+                    shard,
+                    index_name=LEADERBOARD_INDEX,
+                    attributes_to_get=["player_id", "lb_rating"],
+                    limit=self.entries_page_limit,
+                    exclusive_start_key=start_key,
+                )
+                for raw in response.get("Items", []):
+                    yield raw["player_id"]["S"], int(raw["lb_rating"]["N"])
+                start_key = response.get("LastEvaluatedKey")
+                if not start_key:
+                    break
+
+    def read_standings(self, ladder: str) -> Standings | None:
+        with transient_as_storage_error():
+            try:
+                item = RatingsItem.get(standings_key(ladder), STANDINGS_SK)
+            except RatingsItem.DoesNotExist:
+                return None
+        if not isinstance(item, StandingsItem):
+            return None
+        counts = tuple((int(rating), int(players)) for rating, players in json.loads(item.counts))
+        return Standings(ladder, RatingHistogram(counts), parse_utc_millis(item.refreshed_at))
+
+    def put_standings(self, standings: Standings) -> bool:
+        histogram = standings.histogram
+        refreshed_at = format_utc_millis(standings.refreshed_at)
+        item = StandingsItem(
+            standings_key(standings.ladder),
+            STANDINGS_SK,
+            counts=compact_json([list(pair) for pair in histogram.counts]),
+            players=histogram.players,
+            refreshed_at=refreshed_at,
+        )
+        # Two refreshes that overlap: the one that started later wins, whichever ends last.
+        newer_only = StandingsItem.pk.does_not_exist() | (StandingsItem.refreshed_at < refreshed_at)
+        with transient_as_storage_error():
+            try:
+                item.save(condition=newer_only)
+            except PutError as error:
+                if error.cause_response_code == "ConditionalCheckFailedException":
+                    return False
+                raise
+        return True
+
+    def _shards(self, ladder: str) -> list[str]:
+        return [f"{ladder}#{shard}" for shard in range(self.shards)]
