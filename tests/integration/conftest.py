@@ -6,13 +6,14 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from moto import mock_aws
+from support.dynamodb import RequestCounter
+from support.games import FixedClock
+from support.services import rating_service
 
 from ratings.service.ports import Storage
 from ratings.service.usecases import RatingService
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
-
-from .kit import FixedClock, RequestCounter, make_service
 
 REGION = "us-east-1"
 
@@ -50,7 +51,7 @@ def clock() -> FixedClock:
 
 @pytest.fixture
 def service(dynamo_storage: DynamoStorage, clock: FixedClock) -> RatingService:
-    return make_service(dynamo_storage, clock)
+    return rating_service(dynamo_storage, clock)
 
 
 @pytest.fixture

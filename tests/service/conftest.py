@@ -1,11 +1,9 @@
 """Fixtures of the service tests: a movable clock, the in-memory storage and the service."""
 
-import random
-
 import pytest
-from servicekit import FixedClock
+from support.games import FixedClock
+from support.services import rating_service
 
-from ratings.rules import DEFAULT_LADDERS
 from ratings.service.usecases import RatingService
 from ratings.storage.memory import InMemoryStorage
 
@@ -22,10 +20,4 @@ def storage() -> InMemoryStorage:
 
 @pytest.fixture
 def service(storage: InMemoryStorage, clock: FixedClock) -> RatingService:
-    return RatingService(
-        storage,
-        DEFAULT_LADDERS,
-        clock=clock,
-        sleep=lambda seconds: None,
-        rng=random.Random(20261129),
-    )
+    return rating_service(storage, clock)
