@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.schemas import BaseSchema
+from support.http import API_KEY, Reply, assert_error
+from support.stack import table_digest
 
 from ratings_local.stack import DEFAULT_TEMPLATE, LocalStack
 from ratings_local.template import read_stack
-
-from .hostilekit import API_KEY, Reply, assert_error, table_digest
 
 pytestmark = [
     pytest.mark.xdist_group("local_stack"),

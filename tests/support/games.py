@@ -59,7 +59,7 @@ def unique(prefix: str) -> str:
 
 
 def game(
-    game_id: str | None = None,
+    game_id: Any = None,
     a: str | None = None,
     b: str | None = None,
     *,
