@@ -1,23 +1,13 @@
 """Fixtures of the service tests: a movable clock, the in-memory storage and the service."""
 
 import pytest
-from support.games import FixedClock
-from support.services import rating_service
+from support.services import clock, service
 
-from ratings.service.usecases import RatingService
 from ratings.storage.memory import InMemoryStorage
 
-
-@pytest.fixture
-def clock() -> FixedClock:
-    return FixedClock()
+__all__ = ["clock", "service"]  # the shared fixtures, by name
 
 
 @pytest.fixture
 def storage() -> InMemoryStorage:
     return InMemoryStorage()
-
-
-@pytest.fixture
-def service(storage: InMemoryStorage, clock: FixedClock) -> RatingService:
-    return rating_service(storage, clock)

@@ -1,9 +1,8 @@
-"""A clock that tests move, and the bodies callers send (games, podiums, previews), for every
-test layer."""
+"""A clock that tests move, and the bodies callers send to the service (games, podiums,
+previews), for every test layer."""
 
 import uuid
 from collections.abc import Iterable
-from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
@@ -157,8 +156,3 @@ def side(result: dict[str, Any], player_id: str) -> dict[str, Any]:
     """One player's entry of a game result."""
     (entry,) = [player for player in result["players"] if player["id"] == player_id]
     return dict(entry)
-
-
-def with_stats(first: Any, second: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A rules `Game`'s player_options for two sedma players' SedmaStats."""
-    return {"stats": asdict(first)}, {"stats": asdict(second)}
