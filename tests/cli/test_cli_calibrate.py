@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.cli import Ran, read_jsonl, run, write_jsonl
 
 from ratings_cli.calibration import MAX_SLOPE, Observation, fit_divisor, log_likelihood
 from ratings_cli.simulate import win_probability
-
-from .kit import Ran, read_jsonl, run, write_jsonl
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from moto import mock_aws
+from support.cli import backgammon_bodies, classic_bodies, read_jsonl, run
+from support.games import FixedClock
+from support.services import rating_service
 
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_cli.export import stored_results
-
-from .kit import Clock, backgammon_bodies, classic_bodies, make_service, read_jsonl, run
 
 REGION = "us-east-1"
 
@@ -42,7 +43,7 @@ def filled() -> Iterator[Filled]:
             storage = DynamoStorage(table, region=REGION)
             storage.create_table()
             now = datetime.now(UTC).replace(microsecond=0)
-            service = make_service(storage, Clock(now))
+            service = rating_service(storage, FixedClock(now))
             backgammon = list(backgammon_bodies(now - timedelta(days=5), 30))
             classic = list(classic_bodies(now - timedelta(days=1), 6))
             for body in reversed(backgammon):

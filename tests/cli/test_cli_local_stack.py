@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.cli import backgammon_bodies, read_jsonl, run
 from support.stack import running_stack
 
 from ratings_local.stack import LocalStack
-
-from .kit import backgammon_bodies, read_jsonl, run
 
 RATINGS = Path(sys.executable).with_name("ratings")
 GAMES = 40

@@ -7,28 +7,27 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
-from ratings.storage.memory import InMemoryStorage
-from ratings_cli import progress
-
-from .kit import (
-    Clock,
+from support.cli import (
     backgammon_bodies,
     classic_bodies,
-    make_service,
     read_jsonl,
     run,
     sedma_bodies,
     stored_history,
     write_jsonl,
 )
+from support.games import FixedClock
+from support.services import rating_service
+
+from ratings.storage.memory import InMemoryStorage
+from ratings_cli import progress
 
 START = datetime(2026, 11, 20, 8, 0, tzinfo=UTC)
 
 
 def service_history(ladder: str) -> list[dict]:  # type: ignore[type-arg]
-    clock = Clock(START + timedelta(days=13))
-    service = make_service(InMemoryStorage(), clock)
+    clock = FixedClock(START + timedelta(days=13))
+    service = rating_service(InMemoryStorage(), clock)
     bodies = {
         "backgammon": lambda: list(backgammon_bodies(START, 160)),
         "sedma": lambda: list(sedma_bodies(START, 60)),

@@ -5,11 +5,10 @@ import math
 from pathlib import Path
 
 import pytest
+from support.cli import read_jsonl, run
 
 from ratings_cli.records import read_games
 from ratings_cli.simulate import win_probability
-
-from .kit import read_jsonl, run
 
 
 def simulate(capsys: pytest.CaptureFixture[str], path: Path, *flags: object) -> list[dict]:  # type: ignore[type-arg]

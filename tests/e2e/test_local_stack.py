@@ -1,19 +1,17 @@
 """End to end: the whole service on the local stack, through HTTP and the emulated SQS only."""
 
 import json
-import uuid
 from typing import Any
 
 import pytest
-from support.stack import Client, queue_depth, wait_for
+from support.games import unique
+from support.http import Client
+from support.queues import queue_depth
+from support.stack import wait_for
 
 from ratings_local.stack import LocalStack
 
 pytestmark = pytest.mark.xdist_group("local_stack")
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
 def test_endpoints_say_what_runs_where(stack: LocalStack, client: Client) -> None:

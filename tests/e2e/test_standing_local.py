@@ -5,7 +5,8 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from support.stack import Client, running_stack
+from support.http import Client
+from support.stack import running_stack
 
 from ratings_local.stack import LocalStack
 

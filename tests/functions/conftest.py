@@ -5,19 +5,18 @@ import io
 import json
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import boto3
 import pytest
 from moto import mock_aws
+from support.handlers import Api, Stack, load_function
+from support.lambda_events import REGION
 
 from ratings import wiring
 from ratings.storage.dynamodb import DynamoStorage
-
-from .lambdakit import REGION, DynamoFaults, LambdaContext, load_function, rest_event
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -53,24 +52,6 @@ def _test_sqs_client() -> "SQSClient":
     """The tests' own SQS client, made once per process (making one is the slow part of a
     setup); moto answers it in whichever test's mock is active."""
     return boto3.client("sqs", region_name=REGION)
-
-
-@dataclass
-class Stack:
-    """The deployed resources of template.yaml, on moto."""
-
-    table: str
-    sqs: Any
-    games_url: str
-    games_arn: str
-    games_dlq_url: str
-    podium_url: str
-    podium_dlq_url: str
-
-    def dynamo_faults(self) -> DynamoFaults:
-        """Faults on the DynamoDB client of the service the handlers use."""
-        wiring.service()  # built first: building it rebinds the table's client
-        return DynamoFaults(DynamoStorage(self.table, region=REGION).connection.client)
 
 
 @pytest.fixture
@@ -143,40 +124,6 @@ def stack(functions: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch) -> 
             yield stack
         finally:
             _new_container()
-
-
-@dataclass
-class Reply:
-    status: int
-    body: Any
-    headers: dict[str, str]
-    raw: dict[str, Any]
-
-    @property
-    def error(self) -> dict[str, str]:
-        """The error body of api.md; fails when the body has another shape."""
-        assert set(self.body) == {"error"}, self.body
-        assert set(self.body["error"]) == {"code", "message"}, self.body
-        assert self.body["error"]["message"], self.body
-        return dict(self.body["error"])
-
-
-class Api:
-    """Calls the Api function the way API Gateway does, and reads its answer."""
-
-    def __init__(self, module: ModuleType) -> None:
-        self.module = module
-
-    def __call__(self, method: str, path: str, **request: Any) -> Reply:
-        event = rest_event(method, path, **request)
-        answer = self.module.lambda_handler(event, LambdaContext(function_name="api"))
-        headers = dict((answer.get("headers") or {}).items())
-        for name, values in (answer.get("multiValueHeaders") or {}).items():
-            headers[name] = values[-1]
-        body = answer["body"]
-        is_json = headers.get("Content-Type", "").startswith("application/json")
-        parsed = json.loads(body) if body and is_json else body
-        return Reply(answer["statusCode"], parsed, headers, answer)
 
 
 @pytest.fixture

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.faults import mentions
+from support.games import recent_game
+from support.handlers import Api, LambdaContext, Stack, json_lines
+from support.lambda_events import rest_event
 
 from ratings.lambda_support.problems import MAX_BODY_BYTES
-
-from .conftest import Api, Stack
-from .lambdakit import LambdaContext, game, json_lines, mentions, rest_event
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -31,7 +32,7 @@ def assert_error(reply: Any, status: int, code: str, *words: str) -> None:
 
 
 def test_invalid_field_names_the_field(api: Api) -> None:
-    body = game("s-bad", "ann", "ben")
+    body = recent_game("s-bad", "ann", "ben")
     body["players"][1]["stats"] = {"bad_moves": -1}
 
     reply = api("POST", "/v1/ladders/sedma/games", body=body)
@@ -40,7 +41,7 @@ def test_invalid_field_names_the_field(api: Api) -> None:
 
 
 def test_field_of_another_ruleset_is_invalid(api: Api) -> None:
-    reply = api("POST", "/v1/ladders/sedma/games", body=game("s-cube", "ann", "ben", cube=2))
+    reply = api("POST", "/v1/ladders/sedma/games", body=recent_game("s-cube", "ann", "ben", cube=2))
 
     assert_error(reply, 400, "invalid_request", "cube", "not a field of a sedma game")
 
@@ -125,7 +126,9 @@ def test_a_cursor_that_is_no_next_cursor_is_invalid_cursor(
 
 def test_a_cursor_of_another_listing_is_invalid_cursor(api: Api) -> None:
     for number in range(3):
-        api("POST", "/v1/ladders/backgammon/games", body=game(f"g-c{number}", "alice", "bob"))
+        api(
+            "POST", "/v1/ladders/backgammon/games", body=recent_game(f"g-c{number}", "alice", "bob")
+        )
     history = api("GET", "/v1/ladders/backgammon/players/alice/history", query={"limit": "1"})
     board = api("GET", "/v1/ladders/backgammon/leaderboard", query={"limit": "1"})
     alice_cursor, board_cursor = history.body["next_cursor"], board.body["next_cursor"]
@@ -165,8 +168,8 @@ def test_link_of_an_id_to_itself(api: Api) -> None:
 @pytest.mark.parametrize(
     ("method", "path", "body"),
     [
-        ("POST", "/v1/ladders/chess/games", game("g-1")),
-        ("POST", "/v1/ladders/chess/preview", game("g-1")),
+        ("POST", "/v1/ladders/chess/games", recent_game("g-1")),
+        ("POST", "/v1/ladders/chess/preview", recent_game("g-1")),
         ("GET", "/v1/ladders/chess/games/g-1", None),
         ("GET", "/v1/ladders/chess/players/alice", None),
         ("GET", "/v1/ladders/chess/players/alice/history", None),
@@ -220,9 +223,9 @@ def test_wrong_method_on_a_known_route(api: Api, method: str, path: str, allowed
 
 
 def test_game_id_reused_with_other_content(api: Api) -> None:
-    api("POST", GAMES, body=game("g-dup", "alice", "bob"))
+    api("POST", GAMES, body=recent_game("g-dup", "alice", "bob"))
 
-    reply = api("POST", GAMES, body=game("g-dup", "alice", "bob", winner="bob"))
+    reply = api("POST", GAMES, body=recent_game("g-dup", "alice", "bob", winner="bob"))
 
     assert_error(reply, 409, "game_conflict", "g-dup")
 
@@ -257,7 +260,7 @@ def test_throttled_writes_answer_503_retry_later(api: Api, stack: Stack) -> None
     faults = stack.dynamo_faults()
     faults.fail("TransactWriteItems", "ThrottlingException")
 
-    reply = api("POST", GAMES, body=game("g-throttled"))
+    reply = api("POST", GAMES, body=recent_game("g-throttled"))
 
     assert_error(reply, 503, "retry_later", "retry later")
     assert reply.headers["Retry-After"] == "1"

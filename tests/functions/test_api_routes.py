@@ -3,11 +3,10 @@
 from typing import Any
 
 import pytest
+from support.games import recent_game, recent_podium
+from support.handlers import Api, metric_values
 
 from ratings import wiring
-
-from .conftest import Api
-from .lambdakit import game, metric_values, podium
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -29,7 +28,7 @@ def test_ladders_lists_the_default_deployment(api: Api) -> None:
 def test_submit_answers_201_then_200_with_the_same_body(
     api: Api, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    body = game("g-000123", "alice", "bob", cube=4, ending="resign", points=2)
+    body = recent_game("g-000123", "alice", "bob", cube=4, ending="resign", points=2)
 
     first = api("POST", "/v1/ladders/backgammon/games", body=body)
     again = api("POST", "/v1/ladders/backgammon/games", body=body)
@@ -55,7 +54,7 @@ def test_submit_answers_201_then_200_with_the_same_body(
 
 
 def test_unranked_game_is_counted_by_reason(api: Api, capsys: pytest.CaptureFixture[str]) -> None:
-    body = game("g-bot", "alice", "robot")
+    body = recent_game("g-bot", "alice", "robot")
     body["players"][1]["bot"] = True
 
     reply = api("POST", "/v1/ladders/backgammon/games", body=body)
@@ -67,9 +66,9 @@ def test_unranked_game_is_counted_by_reason(api: Api, capsys: pytest.CaptureFixt
 
 
 def test_sedma_and_classic_games(api: Api) -> None:
-    sedma = game("s-1", "ann", "ben")
+    sedma = recent_game("s-1", "ann", "ben")
     sedma["players"][0]["stats"] = {"rounds_won_16": 2, "bad_moves": 1}
-    draw = game("c-1", "cid", "dan", winner=None)
+    draw = recent_game("c-1", "cid", "dan", winner=None)
 
     sedma_reply = api("POST", "/v1/ladders/sedma/games", body=sedma)
     draw_reply = api("POST", "/v1/ladders/classic/games", body=draw)
@@ -94,7 +93,7 @@ def test_sedma_and_classic_games(api: Api) -> None:
 
 
 def test_preview_stores_nothing_and_takes_overrides(api: Api) -> None:
-    body: dict[str, Any] = game("ignored", "alice", "bob")
+    body: dict[str, Any] = recent_game("ignored", "alice", "bob")
     del body["game_id"]
     body["players"][0].update(rating=1700, recent_ranked_games=60)
     body["ruleset_version"] = "1.2.0"
@@ -109,7 +108,7 @@ def test_preview_stores_nothing_and_takes_overrides(api: Api) -> None:
 
 
 def test_stored_game_is_readable(api: Api) -> None:
-    stored = api("POST", "/v1/ladders/backgammon/games", body=game("g-read")).body
+    stored = api("POST", "/v1/ladders/backgammon/games", body=recent_game("g-read")).body
 
     reply = api("GET", "/v1/ladders/backgammon/games/g-read")
 
@@ -119,7 +118,7 @@ def test_stored_game_is_readable(api: Api) -> None:
 
 def test_player_state_new_and_rated(api: Api) -> None:
     unknown = api("GET", "/v1/ladders/sedma/players/nobody")
-    api("POST", "/v1/ladders/backgammon/games", body=game("g-p1", "alice", "bob"))
+    api("POST", "/v1/ladders/backgammon/games", body=recent_game("g-p1", "alice", "bob"))
 
     alice = api("GET", "/v1/ladders/backgammon/players/alice")
 
@@ -142,7 +141,9 @@ def test_player_state_new_and_rated(api: Api) -> None:
 def test_history_pages_newest_first(api: Api) -> None:
     for number in range(3):
         api(
-            "POST", "/v1/ladders/backgammon/games", body=game(f"g-h{number}", "alice", f"o{number}")
+            "POST",
+            "/v1/ladders/backgammon/games",
+            body=recent_game(f"g-h{number}", "alice", f"o{number}"),
         )
 
     first = api("GET", "/v1/ladders/backgammon/players/alice/history", query={"limit": "2"})
@@ -169,8 +170,8 @@ def test_history_pages_newest_first(api: Api) -> None:
 
 
 def test_leaderboard_ranks_and_pages(api: Api) -> None:
-    api("POST", "/v1/ladders/backgammon/games", body=game("g-l1", "alice", "bob"))
-    api("POST", "/v1/ladders/backgammon/games", body=game("g-l2", "carol", "dave"))
+    api("POST", "/v1/ladders/backgammon/games", body=recent_game("g-l1", "alice", "bob"))
+    api("POST", "/v1/ladders/backgammon/games", body=recent_game("g-l2", "carol", "dave"))
 
     first = api("GET", "/v1/ladders/backgammon/leaderboard", query={"limit": "3"})
     rest = api(
@@ -189,7 +190,7 @@ def test_leaderboard_ranks_and_pages(api: Api) -> None:
 
 def test_tournament_after_its_award(api: Api) -> None:
     before = api("GET", "/v1/ladders/backgammon/tournaments/t-42")
-    wiring.service().award_podium(podium("t-42", "alice", "bob", "carol"))
+    wiring.service().award_podium(recent_podium("t-42", "alice", "bob", "carol"))
 
     after = api("GET", "/v1/ladders/backgammon/tournaments/t-42")
 
@@ -206,7 +207,7 @@ def test_tournament_after_its_award(api: Api) -> None:
 
 
 def test_link_identity_then_the_same_link_again(api: Api) -> None:
-    api("POST", "/v1/ladders/backgammon/games", body=game("g-anon", "anon-1", "bob"))
+    api("POST", "/v1/ladders/backgammon/games", body=recent_game("g-anon", "anon-1", "bob"))
     link = {"anonymous_id": "anon-1", "account_id": "acct-1"}
 
     linked = api("POST", "/v1/identities/link", body=link)
@@ -225,6 +226,8 @@ def test_link_identity_then_the_same_link_again(api: Api) -> None:
 
 
 def test_base64_encoded_body_is_read(api: Api) -> None:
-    reply = api("POST", "/v1/ladders/backgammon/games", body=game("g-b64"), base64_encoded=True)
+    reply = api(
+        "POST", "/v1/ladders/backgammon/games", body=recent_game("g-b64"), base64_encoded=True
+    )
 
     assert reply.status == 201

@@ -8,20 +8,14 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from support.faults import mentions
+from support.games import recent_podium
+from support.handlers import LambdaContext, Stack, json_lines, metric_values
+from support.lambda_events import scheduled_event
+from support.queues import peek_messages
 
 from ratings import wiring
 from ratings.lambda_support import startup
-
-from .conftest import Stack
-from .lambdakit import (
-    LambdaContext,
-    drain_queue,
-    json_lines,
-    mentions,
-    metric_values,
-    podium,
-    scheduled_event,
-)
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -55,7 +49,7 @@ def dead_letters(stack: Stack) -> list[dict[str, Any]]:
             "body": message["Body"],
             **{name: value["StringValue"] for name, value in message["MessageAttributes"].items()},
         }
-        for message in drain_queue(stack.sqs, stack.podium_dlq_url)
+        for message in peek_messages(stack.sqs, stack.podium_dlq_url)
     ]
 
 
@@ -70,12 +64,12 @@ def test_drain_awards_each_podium_once_and_dead_letters_the_invalid(
     capsys: pytest.CaptureFixture[str],
     logs: io.StringIO,
 ) -> None:
-    t1 = json.dumps(podium("t-1", "alice", "bob", "carol"))
-    others = [json.dumps(podium(f"t-{n}", f"p{n}", f"q{n}")) for n in range(2, 12)]
-    private = json.dumps(podium("t-private", "alice", "bob", public=False))
-    invalid_place = podium("t-bad", "alice")
+    t1 = json.dumps(recent_podium("t-1", "alice", "bob", "carol"))
+    others = [json.dumps(recent_podium(f"t-{n}", f"p{n}", f"q{n}")) for n in range(2, 12)]
+    private = json.dumps(recent_podium("t-private", "alice", "bob", public=False))
+    invalid_place = recent_podium("t-bad", "alice")
     invalid_place["podium"][0]["place"] = 4
-    unknown_ladder = {**podium("t-chess", "alice"), "ladder": "chess"}
+    unknown_ladder = {**recent_podium("t-chess", "alice"), "ladder": "chess"}
     send(stack, t1, t1, *others, private, "{oops", json.dumps(invalid_place))
     send(stack, json.dumps(unknown_ladder), t1)
 
@@ -108,9 +102,9 @@ def test_drain_awards_each_podium_once_and_dead_letters_the_invalid(
 def test_a_podium_reused_with_other_places_goes_to_the_dlq(
     award_podiums: ModuleType, stack: Stack
 ) -> None:
-    send(stack, json.dumps(podium("t-9", "alice", "bob")))
+    send(stack, json.dumps(recent_podium("t-9", "alice", "bob")))
     run(award_podiums)
-    conflicting = json.dumps(podium("t-9", "bob", "alice"))
+    conflicting = json.dumps(recent_podium("t-9", "bob", "alice"))
     send(stack, conflicting)
 
     summary = run(award_podiums)
@@ -124,7 +118,7 @@ def test_a_podium_reused_with_other_places_goes_to_the_dlq(
 def test_a_message_over_64_kib_goes_to_the_dlq_unread(
     award_podiums: ModuleType, stack: Stack
 ) -> None:
-    text = json.dumps(podium("t-big", "alice", "bob"))
+    text = json.dumps(recent_podium("t-big", "alice", "bob"))
     padded = text + " " * (64 * 1024 + 1 - len(text))
     send(stack, padded)
 
@@ -142,7 +136,11 @@ def test_a_transient_failure_leaves_the_message_for_a_later_run(
     stack.dynamo_faults().fail(
         "TransactWriteItems", "ThrottlingException", when=mentions("t-flaky")
     )
-    send(stack, json.dumps(podium("t-flaky", "alice")), json.dumps(podium("t-fine", "bob")))
+    send(
+        stack,
+        json.dumps(recent_podium("t-flaky", "alice")),
+        json.dumps(recent_podium("t-fine", "bob")),
+    )
 
     summary = run(award_podiums)
 
@@ -161,7 +159,7 @@ def test_the_drain_stops_at_its_budget_and_releases_what_it_did_not_handle(
     wiring.reset()
     wiring.sqs_client()  # a warm container: the budget goes to the queue, not to the client
     stack.dynamo_faults().delay("TransactWriteItems", 0.6)  # a slow store
-    send(stack, *(json.dumps(podium(f"t-{n}", f"p{n}")) for n in range(5)))
+    send(stack, *(json.dumps(recent_podium(f"t-{n}", f"p{n}")) for n in range(5)))
 
     summary = run(award_podiums)
 
@@ -171,7 +169,7 @@ def test_the_drain_stops_at_its_budget_and_releases_what_it_did_not_handle(
 
 
 def test_no_time_left_means_no_receive(award_podiums: ModuleType, stack: Stack) -> None:
-    send(stack, json.dumps(podium("t-late", "alice")))
+    send(stack, json.dumps(recent_podium("t-late", "alice")))
 
     summary = run(award_podiums, remaining_millis=15_000)  # less than the reserve
 
@@ -196,7 +194,7 @@ def test_a_first_run_collects_garbage_again_from_its_second_batch(
         return outcome
 
     monkeypatch.setattr(award_podiums, "award", watched_award)
-    send(stack, *(json.dumps(podium(f"t-gc-{n}", f"gc{n}")) for n in range(15)))
+    send(stack, *(json.dumps(recent_podium(f"t-gc-{n}", f"gc{n}")) for n in range(15)))
     gc.disable()
     monkeypatch.setattr(startup, "_paused", True)
     try:

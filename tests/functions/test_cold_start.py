@@ -13,8 +13,8 @@ import sys
 from typing import Any
 
 import pytest
-
-from .lambdakit import ROOT, rest_event, scheduled_event, sqs_event
+from support.lambda_events import rest_event, scheduled_event, sqs_event
+from support.template import ROOT
 
 #: What every snippet starts with: the handler module loaded as Lambda loads it, and a context.
 LOAD_HANDLER = """

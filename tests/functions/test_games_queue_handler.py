@@ -7,19 +7,13 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from support.faults import mentions
+from support.games import recent_game
+from support.handlers import LambdaContext, Stack, json_lines, metric_values
+from support.lambda_events import sqs_event
+from support.queues import peek_messages
 
 from ratings import wiring
-
-from .conftest import Stack
-from .lambdakit import (
-    LambdaContext,
-    drain_queue,
-    game,
-    json_lines,
-    mentions,
-    metric_values,
-    sqs_event,
-)
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -41,7 +35,7 @@ def failed_ids(answer: dict[str, Any]) -> set[str]:
 def dead_letters(stack: Stack) -> dict[str, dict[str, Any]]:
     """The games DLQ's messages by their source message id: body and reason attributes."""
     found = {}
-    for message in drain_queue(stack.sqs, stack.games_dlq_url):
+    for message in peek_messages(stack.sqs, stack.games_dlq_url):
         attributes = {
             name: value["StringValue"] for name, value in message["MessageAttributes"].items()
         }
@@ -52,8 +46,8 @@ def dead_letters(stack: Stack) -> dict[str, dict[str, Any]]:
 def test_a_batch_of_good_games_rates_them_all(
     games_queue: ModuleType, stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bodies = [queued(game(f"g-{n}", f"p{n}", f"q{n}")) for n in range(3)]
-    bodies.append(queued(game("s-1", "ann", "ben"), ladder="sedma"))
+    bodies = [queued(recent_game(f"g-{n}", f"p{n}", f"q{n}")) for n in range(3)]
+    bodies.append(queued(recent_game("s-1", "ann", "ben"), ladder="sedma"))
 
     answer, _event = run(games_queue, stack, bodies)
 
@@ -67,19 +61,21 @@ def test_a_batch_of_good_games_rates_them_all(
 def test_mixed_batch_fails_only_the_transient_record(
     games_queue: ModuleType, stack: Stack, capsys: pytest.CaptureFixture[str], logs: io.StringIO
 ) -> None:
-    wiring.service().submit_game("backgammon", game("g-taken", "alice", "bob"))
+    wiring.service().submit_game("backgammon", recent_game("g-taken", "alice", "bob"))
     stack.dynamo_faults().fail(
         "TransactWriteItems", "ThrottlingException", when=mentions("g-flaky")
     )
     bodies = [
-        queued(game("g-good", "carol", "dave")),  # 0 rated
-        queued(game("g-taken", "alice", "bob")),  # 1 a redelivery: already rated, same content
+        queued(recent_game("g-good", "carol", "dave")),  # 0 rated
+        queued(
+            recent_game("g-taken", "alice", "bob")
+        ),  # 1 a redelivery: already rated, same content
         "{not json",  # 2 never JSON
-        queued(game("g-cube", "erin", "finn", cube=3)),  # 3 invalid game
-        queued(game("g-taken", "alice", "bob", winner="bob")),  # 4 game_id used differently
-        queued(game("g-chess", "gil", "hal"), ladder="chess"),  # 5 unknown ladder
-        json.dumps(game("g-nowhere", "ivy", "jon")),  # 6 no ladder at all
-        queued(game("g-flaky", "kim", "lou")),  # 7 throttled on every attempt
+        queued(recent_game("g-cube", "erin", "finn", cube=3)),  # 3 invalid game
+        queued(recent_game("g-taken", "alice", "bob", winner="bob")),  # 4 game_id used differently
+        queued(recent_game("g-chess", "gil", "hal"), ladder="chess"),  # 5 unknown ladder
+        json.dumps(recent_game("g-nowhere", "ivy", "jon")),  # 6 no ladder at all
+        queued(recent_game("g-flaky", "kim", "lou")),  # 7 throttled on every attempt
     ]
 
     answer, event = run(games_queue, stack, bodies)
@@ -119,7 +115,7 @@ def test_the_retried_record_succeeds_once_the_store_recovers(
 ) -> None:
     faults = stack.dynamo_faults()
     faults.fail("TransactWriteItems", "ProvisionedThroughputExceededException")
-    body = queued(game("g-later", "alice", "bob"))
+    body = queued(recent_game("g-later", "alice", "bob"))
 
     first, _ = run(games_queue, stack, [body])
     wiring.reset()  # a new container: the throttling is over
@@ -134,7 +130,7 @@ def test_every_record_failing_is_still_a_partial_response(
     games_queue: ModuleType, stack: Stack
 ) -> None:
     stack.dynamo_faults().fail("BatchGetItem", "InternalServerError")
-    bodies = [queued(game(f"g-down-{n}", f"a{n}", f"b{n}")) for n in range(2)]
+    bodies = [queued(recent_game(f"g-down-{n}", f"a{n}", f"b{n}")) for n in range(2)]
 
     answer, event = run(games_queue, stack, bodies)
 
@@ -147,7 +143,7 @@ def test_an_unexpected_error_is_retried_not_dead_lettered(
 ) -> None:
     stack.dynamo_faults().fail("BatchGetItem", "ValidationException")
 
-    answer, event = run(games_queue, stack, [queued(game("g-bug"))])
+    answer, event = run(games_queue, stack, [queued(recent_game("g-bug"))])
 
     assert failed_ids(answer) == {event["Records"][0]["messageId"]}
     assert dead_letters(stack) == {}
@@ -159,7 +155,7 @@ def test_an_unexpected_error_is_retried_not_dead_lettered(
 def test_an_unranked_game_from_the_queue(
     games_queue: ModuleType, stack: Stack, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    body = game("g-net", "alice", "bob")
+    body = recent_game("g-net", "alice", "bob")
     for player in body["players"]:
         player["network"] = "shared-wifi"
 

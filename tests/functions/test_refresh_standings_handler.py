@@ -4,11 +4,11 @@ histogram, and the Api then answers ranks beyond the exact limit from it."""
 from types import ModuleType
 
 import pytest
+from support.games import recent_game
+from support.handlers import Api, LambdaContext
+from support.lambda_events import scheduled_event
 
 from ratings import wiring
-
-from .conftest import Api
-from .lambdakit import LambdaContext, game, scheduled_event
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -26,7 +26,7 @@ def test_a_run_counts_every_ladder_and_estimates_ranks_beyond_the_limit(
     wiring.reset()
     # Six players of distinct ratings: the winners of three games above their losers.
     for number, (winner, loser) in enumerate([("a", "b"), ("c", "d"), ("e", "f")]):
-        body = game(f"g-{number}", winner, loser, cube=2 ** (number + 1))
+        body = recent_game(f"g-{number}", winner, loser, cube=2 ** (number + 1))
         assert api("POST", "/v1/ladders/backgammon/games", body=body).status == 201
     before = api("GET", "/v1/ladders/backgammon/players/f").body["standing"]
 

@@ -3,13 +3,13 @@
 from collections.abc import Iterator
 
 import pytest
+from support.http import API_KEY
+from support.stack import running_stack
 
 from ratings_local.stack import LocalStack
-
-from .hostilekit import running_stack
 
 
 @pytest.fixture(scope="module")
 def stack() -> Iterator[LocalStack]:
-    with running_stack() as local:
+    with running_stack(api_key=API_KEY) as local:
         yield local

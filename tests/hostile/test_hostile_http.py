@@ -11,10 +11,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from support.games import game
+from support.http import API_KEY, JSON, assert_error, send
+from support.stack import table_digest
 
 from ratings_local.stack import LocalStack
-
-from .hostilekit import API_KEY, JSON, assert_error, game, send, table_digest
 
 pytestmark = [
     pytest.mark.xdist_group("local_stack"),

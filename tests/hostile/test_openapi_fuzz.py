@@ -34,12 +34,12 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
+from support.http import API_KEY, Reply, assert_error, send
+from support.stack import table_digest
 
 from ratings.wiring import LADDERS
 from ratings_local.stack import DEFAULT_TEMPLATE, LocalStack
 from ratings_local.template import read_stack
-
-from .hostilekit import API_KEY, Reply, assert_error, send, table_digest
 
 pytestmark = [
     pytest.mark.xdist_group("local_stack"),

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.games import game
+from support.http import send
 from support.stack import sqs_client
 
 from ratings_local.stack import LocalStack, sqs_record
-
-from .hostilekit import game, send
 
 pytestmark = [
     pytest.mark.xdist_group("local_stack"),

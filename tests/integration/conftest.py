@@ -6,15 +6,16 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from moto import mock_aws
+from support.dynamodb import RequestCounter
+from support.services import clock, service
 
 from ratings.service.ports import Storage
-from ratings.service.usecases import RatingService
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 
-from .kit import FixedClock, RequestCounter, make_service
-
 REGION = "us-east-1"
+
+__all__ = ["clock", "service"]  # the shared fixtures, by name
 
 
 @pytest.fixture
@@ -44,13 +45,9 @@ def dynamo_storage(aws: None, table_name: str) -> DynamoStorage:
 
 
 @pytest.fixture
-def clock() -> FixedClock:
-    return FixedClock()
-
-
-@pytest.fixture
-def service(dynamo_storage: DynamoStorage, clock: FixedClock) -> RatingService:
-    return make_service(dynamo_storage, clock)
+def storage(dynamo_storage: DynamoStorage) -> DynamoStorage:
+    """The storage `service` runs over."""
+    return dynamo_storage
 
 
 @pytest.fixture

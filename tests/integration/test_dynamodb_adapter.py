@@ -15,6 +15,23 @@ from typing import Any
 
 import pytest
 from pynamodb.exceptions import PynamoDBException
+from support.dynamodb import InterleavingDynamoStorage, raw_items
+from support.faults import DynamoFaults
+from support.games import (
+    DAY,
+    HOUR,
+    MINUTE,
+    MS,
+    NOW,
+    WEEK,
+    FixedClock,
+    game,
+    minutes_before,
+    play_series,
+    podium,
+    side,
+)
+from support.services import rating_service
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import (
@@ -29,25 +46,6 @@ from ratings.service.ports import PlayerEvent, StateWrite, Storage, StoredGame
 from ratings.service.usecases import RatingService, RetryPolicy, Submitted
 from ratings.storage.dynamodb import DynamoStorage, game_key, leaderboard_shard, player_key
 from ratings.storage.memory import InMemoryStorage
-
-from .kit import (
-    DAY,
-    HOUR,
-    MINUTE,
-    MS,
-    NOW,
-    WEEK,
-    FaultInjector,
-    FixedClock,
-    InterleavingDynamoStorage,
-    game,
-    make_service,
-    minutes_before,
-    play_series,
-    podium,
-    raw_items,
-    side,
-)
 
 LADDER = "backgammon"
 HERO = "hero"
@@ -382,7 +380,7 @@ def test_resubmission_after_retention_does_not_depend_on_the_ttl_sweep(
 
     def outcome(storage: Storage, sweep: Callable[[datetime], None] | None) -> str:
         clock = FixedClock()
-        service = make_service(storage, clock)
+        service = rating_service(storage, clock)
         service.submit_game(LADDER, body)
         clock.advance(31 * DAY)
         if sweep is not None:
@@ -418,7 +416,7 @@ def racing_pair(
     service's reads and its commit.
     """
     racing = InterleavingDynamoStorage(table_name, leaderboard_shards=dynamo_storage.shards)
-    return racing, make_service(racing, clock), make_service(dynamo_storage, clock)
+    return racing, rating_service(racing, clock), rating_service(dynamo_storage, clock)
 
 
 def test_duplicate_stored_between_read_and_commit_returns_it(
@@ -566,12 +564,12 @@ def test_transient_errors_are_retried(
     service.submit_game(LADDER, game("warm", "alice", "bob", played_at=NOW - 2 * HOUR))
     if reasons is not None:
         assert len(reasons) == len(GAME_TRANSACTION)
-    fault = FaultInjector(operation, code, cancellation_reasons=reasons)
-    fault.attach(dynamo_storage.connection.client)
+    faults = DynamoFaults(dynamo_storage.connection.client)
+    faults.fail(operation, code, times=1, cancellation_reasons=reasons)
 
     submitted = service.submit_game(LADDER, game("g-1", "alice", "bob", played_at=NOW - HOUR))
 
-    assert fault.injected == 1
+    assert faults.injected == [operation]
     assert service.retries == 1
     assert submitted.created
     assert service.get_game(LADDER, "g-1") == submitted.result
@@ -581,13 +579,13 @@ def test_transient_errors_are_retried(
 def test_throttling_that_never_ends_is_retry_later(
     dynamo_storage: DynamoStorage, service: RatingService
 ) -> None:
-    fault = FaultInjector("TransactWriteItems", "ThrottlingException", times=1000)
-    fault.attach(dynamo_storage.connection.client)
+    faults = DynamoFaults(dynamo_storage.connection.client)
+    faults.fail("TransactWriteItems", "ThrottlingException", times=1000)
 
     with pytest.raises(RetryLater):
         service.submit_game(LADDER, game("g-1", "alice", "bob"))
 
-    assert fault.injected == RetryPolicy().attempts
+    assert len(faults.injected) == RetryPolicy().attempts
     with pytest.raises(NotFound):
         service.get_game(LADDER, "g-1")
 
@@ -595,8 +593,9 @@ def test_throttling_that_never_ends_is_retry_later(
 def test_errors_that_retrying_cannot_cure_are_not_retried(
     dynamo_storage: DynamoStorage, service: RatingService
 ) -> None:
-    fault = FaultInjector("TransactWriteItems", "ValidationException")
-    fault.attach(dynamo_storage.connection.client)
+    DynamoFaults(dynamo_storage.connection.client).fail(
+        "TransactWriteItems", "ValidationException", times=1
+    )
 
     with pytest.raises(PynamoDBException) as raised:
         service.submit_game(LADDER, game("g-1", "alice", "bob"))
@@ -610,7 +609,7 @@ def test_errors_that_retrying_cannot_cure_are_not_retried(
 
 def test_podium_is_paid_once(service: RatingService) -> None:
     service.submit_game(LADDER, game("g-1", "alice", "bob", played_at=NOW - 2 * HOUR))
-    message = podium("t-42", ["alice", "bob", "carol"])
+    message = podium("t-42", "alice", "bob", "carol")
 
     first = service.award_podium(message)
     again = service.award_podium(message)
@@ -622,8 +621,8 @@ def test_podium_is_paid_once(service: RatingService) -> None:
     assert again.result == first.result
     assert service.get_tournament(LADDER, "t-42") == first.result
     with pytest.raises(TournamentConflict):
-        service.award_podium(podium("t-42", ["bob", "alice", "carol"]))
-    private = service.award_podium(podium("t-43", ["alice", "bob"], public=False))
+        service.award_podium(podium("t-42", "bob", "alice", "carol"))
+    private = service.award_podium(podium("t-43", "alice", "bob", public=False))
     assert [award["delta"] for award in private.result["awards"]] == [0, 0]
 
     ratings = {pid: service.get_player(LADDER, pid) for pid in ("alice", "bob", "carol")}
@@ -647,7 +646,7 @@ def test_podium_delivered_twice_at_once_is_paid_once(
     dynamo_storage: DynamoStorage, table_name: str, clock: FixedClock
 ) -> None:
     racing, racer, other = racing_pair(dynamo_storage, table_name, clock)
-    message = podium("t-7", ["alice", "bob"])
+    message = podium("t-7", "alice", "bob")
     theirs: list[Submitted] = []
     racing.before_commit = lambda: theirs.append(other.award_podium(message))
 
@@ -723,7 +722,7 @@ def test_account_without_ranked_games_takes_the_anonymous_state(
 def test_account_with_only_a_podium_bonus_takes_the_anonymous_state(
     service: RatingService,
 ) -> None:
-    service.award_podium(podium("t-1", [ACCOUNT]))  # a state, but no ranked game
+    service.award_podium(podium("t-1", ACCOUNT))  # a state, but no ranked game
     service.submit_game(LADDER, game("g-1", ANON, "bob", played_at=NOW - HOUR))
 
     linked = link(service, ANON, ACCOUNT)
@@ -826,7 +825,7 @@ def test_anonymous_id_resolves_to_the_account_after_linking(
     assert history["player_id"] == ACCOUNT
     assert [e["game_id"] for e in history["events"]] == ["g-later"]
     assert service.get_history(LADDER, "bob")["events"][0]["opponent"] == ACCOUNT
-    awarded = service.award_podium(podium("t-1", [ANON], finished_at=NOW))
+    awarded = service.award_podium(podium("t-1", ANON, finished_at=NOW))
     assert awarded.result["awards"][0]["player_id"] == ACCOUNT
     assert awarded.result["awards"][0]["submitted_id"] == ANON
     assert service.get_player(LADDER, ACCOUNT)["rating"] == entry["rating_after"] + 50
@@ -923,7 +922,7 @@ def test_leaderboard_orders_ties_across_shards_and_pages_without_gaps(
         service.submit_game(LADDER, game(f"lb-{index}", winner, loser, played_at=NOW - HOUR))
     # p-22 also takes a podium third place: 1531 on top. A podium-only player (no ranked
     # game), players of unranked games only and of another ladder are not listed.
-    service.award_podium(podium("t-1", ["fan-1", "fan-2", "p-22"]))
+    service.award_podium(podium("t-1", "fan-1", "fan-2", "p-22"))
     service.submit_game(LADDER, game("lb-boosted", "u-a", "u-b", mode="boosted"))
     service.submit_game("sedma", game("lb-sedma", "s-a", "s-b"))
     for group in ([w for w, _ in PAIRS[:-1]], [loser for _, loser in PAIRS]):
@@ -967,7 +966,7 @@ def test_leaderboard_with_many_ties_matches_the_in_memory_storage(
     memory = InMemoryStorage()
     seed_states(memory, states)
     seed_states(dynamo_storage, states)
-    in_memory, in_dynamo = make_service(memory, clock), make_service(dynamo_storage, clock)
+    in_memory, in_dynamo = rating_service(memory, clock), rating_service(dynamo_storage, clock)
 
     listed = in_dynamo.get_leaderboard(LADDER, limit=100)["entries"]
     assert len(listed) == sum(1 for _pid, _rating, games in states if games > 0)
@@ -997,7 +996,7 @@ def test_history_is_newest_first_and_pages_without_gaps(service: RatingService) 
     service.submit_game(
         LADDER, game("h-boost", HERO, "o-b", played_at=NOW - 90 * MINUTE, mode="boosted")
     )
-    service.award_podium(podium("t-h", [HERO], finished_at=played["h-1"]))  # same instant
+    service.award_podium(podium("t-h", HERO, finished_at=played["h-1"]))  # same instant
 
     full = service.get_history(LADDER, HERO, limit=100)
 
@@ -1031,7 +1030,7 @@ def test_history_is_newest_first_and_pages_without_gaps(service: RatingService) 
 def contract_scenario(storage: Storage) -> dict[str, Any]:
     """One run of many use cases; every answer (or error code) by a label."""
     clock = FixedClock()
-    service = make_service(storage, clock)
+    service = rating_service(storage, clock)
     out: dict[str, Any] = {}
 
     def call(label: str, action: Callable[..., Any], *args: Any) -> None:
@@ -1108,10 +1107,10 @@ def contract_scenario(storage: Storage) -> dict[str, Any]:
             "classic",
             game(f"c-{index}", "carol", "dave", winner=winner, played_at=NOW - index * HOUR),
         )
-    call("podium", service.award_podium, podium("t-1", ["carol", "erin", "alice"]))
-    call("podium-again", service.award_podium, podium("t-1", ["carol", "erin", "alice"]))
-    call("podium-conflict", service.award_podium, podium("t-1", ["erin", "carol"]))
-    call("podium-private", service.award_podium, podium("t-2", ["bob"], public=False))
+    call("podium", service.award_podium, podium("t-1", "carol", "erin", "alice"))
+    call("podium-again", service.award_podium, podium("t-1", "carol", "erin", "alice"))
+    call("podium-conflict", service.award_podium, podium("t-1", "erin", "carol"))
+    call("podium-private", service.award_podium, podium("t-2", "bob", public=False))
     # Linking: a takeover in backgammon, an account that keeps its own state in sedma.
     call("anon-1", service.submit_game, bg, game("a-1", "dev-1", "erin", played_at=NOW - HOUR))
     call("anon-2", service.submit_game, "sedma", game("a-2", "dev-2", "carol"))
@@ -1191,7 +1190,7 @@ def test_contract_same_scenario_same_answers(any_storage: Storage) -> None:
 def test_contract_games_without_played_at_count_alike(dynamo_storage: DynamoStorage) -> None:
     def second_game(storage: Storage) -> dict[str, Any]:
         clock = FixedClock(NOW + timedelta(microseconds=300))
-        service = make_service(storage, clock)
+        service = rating_service(storage, clock)
         service.submit_game(LADDER, game("g-1", "alice", "bob"))
         clock.now = NOW + timedelta(microseconds=800)  # the same millisecond
         return service.submit_game(LADDER, game("g-2", "alice", "bob")).result

@@ -10,12 +10,12 @@ no window, so two requests.
 from collections.abc import Callable
 
 import pytest
+from support.dynamodb import RequestCounter
+from support.games import DAY, HOUR, MINUTE, NOW, game, podium
 
 from ratings.service.ports import PlayerEvent, StoredGame
 from ratings.service.usecases import RatingService
 from ratings.storage.dynamodb import DynamoStorage
-
-from .kit import DAY, HOUR, MINUTE, NOW, RequestCounter, game, podium
 
 COMMON_PATH = {
     "backgammon": ["BatchGetItem", "Query", "Query", "TransactWriteItems"],
@@ -183,7 +183,7 @@ def test_requests_of_the_other_use_cases(
         action()
         costs[name] = list(request_counter.operations)
 
-    message = podium("t-1", ["alice", "bob"], finished_at=NOW - HOUR)
+    message = podium("t-1", "alice", "bob", finished_at=NOW - HOUR)
     cost("podium", lambda: service.award_podium(message))
     cost("podium again", lambda: service.award_podium(message))
     cost("link", lambda: service.link_identity({"anonymous_id": "dev-9", "account_id": "a-9"}))

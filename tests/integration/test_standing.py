@@ -10,6 +10,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from support.games import NOW, FixedClock, game
+from support.services import rating_service
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.rules.standings import RatingHistogram, board_order
@@ -18,8 +20,6 @@ from ratings.service.usecases import RatingService, Settings
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard
 from ratings.storage.memory import InMemoryStorage
 from ratings_local.aws import EmulatedAws
-
-from .kit import NOW, FixedClock, game, make_service
 
 LADDER = "backgammon"
 _batches = itertools.count()
@@ -179,7 +179,7 @@ def test_games_rated_during_a_refresh_are_counted_once_by_the_next(
     never counts a player twice, and the next one counts every player exactly once."""
     dynamo_storage = served_storage
     monkeypatch.setattr(dynamo_storage, "entries_page_limit", 3)  # many pages: interleaving
-    service = make_service(dynamo_storage, clock)
+    service = rating_service(dynamo_storage, clock)
     players = [f"q-{index:02d}" for index in range(40)]
     for index in range(0, len(players), 2):
         service.submit_game(LADDER, game(f"warm-{index}", players[index], players[index + 1]))

@@ -1,18 +1,15 @@
-"""The local stack for the reliability suite: one per module, everything put back afterwards.
-
-The stack sets process-wide state (AWS endpoint variables, the functions' environment, the
-service built once per process); the fixture restores the environment and forgets the built
-service when the module ends, so later tests in the same worker start clean.
-"""
+"""The local stack of the reliability suite: one per module, everything put back afterwards,
+with failed records coming back within seconds."""
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from support.stack import running_stack, sqs_client
+from support.reliability import REDELIVERY_SECONDS
+from support.stack import client, running_stack, sqs, sqs_client
 
 from ratings_local.stack import LocalStack
-from reliability.kit import REDELIVERY_SECONDS, Client
+
+__all__ = ["client", "sqs"]  # the shared fixtures, by name
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +22,3 @@ def stack() -> Iterator[LocalStack]:
             Attributes={"VisibilityTimeout": str(REDELIVERY_SECONDS)},
         )
         yield local
-
-
-@pytest.fixture(scope="module")
-def client(stack: LocalStack) -> Client:
-    return Client(stack.api_url)
-
-
-@pytest.fixture(scope="module")
-def sqs(stack: LocalStack) -> Any:
-    return sqs_client(stack)

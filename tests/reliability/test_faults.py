@@ -14,22 +14,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from support.stack import queue_depth, sqs_client, wait_for
-
-from ratings import wiring
-from ratings_local.aws import FaultPlan
-from ratings_local.stack import LocalStack, sqs_record
-from reliability.kit import (
+from support.http import Client
+from support.queues import drain_bodies, queue_depth
+from support.reliability import (
     LADDER,
     STARTING_RATING,
-    Client,
     deliver,
-    drain_bodies,
     make_games,
     plan_deliveries,
     summary,
     verify,
 )
+from support.stack import sqs_client, wait_for
+
+from ratings import wiring
+from ratings_local.aws import FaultPlan
+from ratings_local.stack import LocalStack, sqs_record
 
 pytestmark = pytest.mark.xdist_group("local_stack")
 

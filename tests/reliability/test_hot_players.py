@@ -1,7 +1,8 @@
 """Many concurrent clients, few hot players: every game applied exactly once, no lost update.
 
 240 backgammon games among 5 players, each delivered 1 to 3 times over HTTP and the games
-queue at once from 8 threads, in shuffled order. Then every invariant of `kit.verify`.
+queue at once from 8 threads, in shuffled order. Then every invariant of
+`support.reliability.verify`.
 """
 
 import random
@@ -12,19 +13,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from support.stack import queue_depth, sqs_client, wait_for
+from support.http import Client
+from support.queues import drain_bodies, queue_depth
+from support.reliability import deliver, make_games, plan_deliveries, summary, verify
+from support.stack import sqs_client, wait_for
 
 from ratings import wiring
 from ratings_local.stack import LocalStack
-from reliability.kit import (
-    Client,
-    deliver,
-    drain_bodies,
-    make_games,
-    plan_deliveries,
-    summary,
-    verify,
-)
 
 pytestmark = pytest.mark.xdist_group("local_stack")
 

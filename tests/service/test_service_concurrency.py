@@ -4,7 +4,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from servicekit import NOW, FixedClock, game, ts
+from support.games import NOW, FixedClock, game, ts
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.errors import GameConflict, NotFound, RetryLater

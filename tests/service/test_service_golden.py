@@ -7,7 +7,7 @@ preview with overrides (the same code path rates both).
 from typing import Any
 
 import pytest
-from servicekit import NOW, game, preview, ts
+from support.games import NOW, game, preview, ts
 
 from ratings.service.usecases import RatingService
 from ratings.storage.memory import InMemoryStorage

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from servicekit import MS, NOW, game, ts
+from support.games import MS, NOW, game, ts
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import NotFound

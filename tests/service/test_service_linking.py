@@ -4,7 +4,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from servicekit import DAY, NOW, build_week, game, minutes_before
+from support.games import DAY, NOW, game, minutes_before, play_series
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import AlreadyLinked
@@ -222,7 +222,7 @@ def test_absorbed_recent_games_keep_counting_in_the_accounts_window(
     service: RatingService,
 ) -> None:
     t = NOW - DAY
-    build_week(service, ANON, minutes_before(t, 50))
+    play_series(service, ANON, minutes_before(t, 50))
     assert kept(link(service))["backgammon"] == "anonymous"
 
     player = service.get_player("backgammon", ACCOUNT)
@@ -243,10 +243,10 @@ def test_absorbed_recent_games_keep_counting_in_the_accounts_window(
 
 def test_absorbed_and_own_games_add_up_in_the_window(service: RatingService) -> None:
     t = NOW - DAY
-    build_week(service, ANON, minutes_before(t, 30), prefix="anon")
+    play_series(service, ANON, minutes_before(t, 30), prefix="anon")
     link(service)
     # After linking, 19 more games in the same week as the account itself.
-    build_week(service, ACCOUNT, minutes_before(t, 19, start=timedelta(hours=3)), prefix="acct")
+    play_series(service, ACCOUNT, minutes_before(t, 19, start=timedelta(hours=3)), prefix="acct")
 
     side = service.submit_game("backgammon", game("g-49", ACCOUNT, "rookie", played_at=t)).result[
         "players"

@@ -4,7 +4,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from servicekit import DAY, NOW, build_week, game, minutes_before, ts
+from support.games import DAY, NOW, game, minutes_before, play_series, ts
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import NotFound, TournamentConflict
@@ -176,7 +176,7 @@ def test_podium_events_appear_in_history(service: RatingService) -> None:
 
 def test_podium_is_not_a_ranked_game(service: RatingService) -> None:
     t = NOW - DAY
-    build_week(service, "alice", minutes_before(t, 49))
+    play_series(service, "alice", minutes_before(t, 49))
     service.award_podium(podium(finished_at=ts(t - timedelta(minutes=5))))
 
     alice = service.get_player("backgammon", "alice")

@@ -3,7 +3,7 @@
 from typing import Any
 
 import pytest
-from servicekit import NOW, build_week, game, minutes_before, preview
+from support.games import NOW, game, minutes_before, play_series, preview
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import NotFound
@@ -43,7 +43,7 @@ def test_preview_stores_nothing_and_says_so(
 
 
 def test_preview_matches_the_submit_that_follows(service: RatingService) -> None:
-    build_week(service, "alice", minutes_before(NOW, 50))
+    play_series(service, "alice", minutes_before(NOW, 50))
     body = game("g-next", "alice", "bob", cube=8)
 
     expected = service.preview_game("backgammon", body)
@@ -65,7 +65,7 @@ def test_rating_override(service: RatingService) -> None:
 
 def test_recent_ranked_games_override(service: RatingService) -> None:
     # The stored week says 50 games; the override says otherwise.
-    build_week(service, "alice", minutes_before(NOW, 50))
+    play_series(service, "alice", minutes_before(NOW, 50))
     assert service.get_player("backgammon", "alice")["k"] == 16
 
     light = service.preview_game(

@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from servicekit import DAY, NOW, FixedClock, game, ts
+from support.games import DAY, NOW, FixedClock, game, ts
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import InvalidCursor, NotFound

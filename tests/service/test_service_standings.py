@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from servicekit import NOW, FixedClock, game
+from support.games import NOW, FixedClock, game
 
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
 from ratings.rules.standings import RatingHistogram

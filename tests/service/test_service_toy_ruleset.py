@@ -11,7 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from servicekit import NOW, FixedClock
+from support.games import NOW, FixedClock
 
 from ratings.rules import Game, InvalidInput, Ladder, PlayerChange, PlayerState, Rating
 from ratings.rules.arithmetic import expected_score, round_half_away

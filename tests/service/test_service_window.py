@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from servicekit import DAY, MS, NOW, WEEK, FixedClock, build_week, game, minutes_before
+from support.games import DAY, MS, NOW, WEEK, FixedClock, game, minutes_before, play_series
 
 from ratings.service.usecases import RatingService
 from ratings.storage.memory import InMemoryStorage
@@ -44,7 +44,7 @@ def test_k_switches_to_16_at_50_recent_ranked_games(
     service: RatingService, games: int, k: int, delta: int
 ) -> None:
     t = NOW - DAY
-    build_week(service, HERO, minutes_before(t, games))
+    play_series(service, HERO, minutes_before(t, games))
 
     hero = rate_hero(service, t)
 
@@ -66,7 +66,7 @@ def test_window_start_is_inclusive_to_the_millisecond(
 ) -> None:
     # A t with milliseconds, so the boundary is compared at the precision stored.
     t = NOW - DAY - timedelta(milliseconds=250)
-    build_week(service, HERO, [t - oldest, *minutes_before(t, 49)])
+    play_series(service, HERO, [t - oldest, *minutes_before(t, 49)])
 
     hero = rate_hero(service, t)
 
@@ -81,7 +81,7 @@ def test_games_played_at_or_after_t_do_not_count_even_when_rated_first(
 ) -> None:
     t = NOW - 2 * DAY
     # Rated first, played later: one at t itself, 49 in the hour after.
-    build_week(service, HERO, [t + timedelta(minutes=index) for index in range(50)])
+    play_series(service, HERO, [t + timedelta(minutes=index) for index in range(50)])
 
     hero = rate_hero(service, t)
 
@@ -100,7 +100,7 @@ def test_window_counts_exactly_the_games_inside_it(
 ) -> None:
     t0 = NOW - DAY
     times = minutes_before(t0, 50)  # t0 - 1h, t0 - 1h1m, ..., t0 - 1h49m
-    build_week(service, HERO, times)
+    play_series(service, HERO, times)
     # Move on so that a game 7 days after t0 - 1h20m is no more than 5 min in the future.
     target = t0 - timedelta(hours=1, minutes=20) + WEEK
     clock.set(target)
@@ -129,7 +129,7 @@ def test_unranked_games_do_not_count(
     service: RatingService, reason: str, players: list[dict[str, Any]], mode: str
 ) -> None:
     t = NOW - DAY
-    build_week(service, HERO, minutes_before(t, 49))
+    play_series(service, HERO, minutes_before(t, 49))
     for index in range(3):
         body = game(f"unranked-{index}", played_at=t - timedelta(minutes=5 + index), mode=mode)
         body["players"] = players
@@ -146,8 +146,8 @@ def test_unranked_games_do_not_count(
 
 def test_games_in_other_ladders_do_not_count(service: RatingService) -> None:
     t = NOW - DAY
-    build_week(service, HERO, minutes_before(t, 49))
-    build_week(service, HERO, minutes_before(t, 10), prefix="sedma", ladder="sedma")
+    play_series(service, HERO, minutes_before(t, 49))
+    play_series(service, HERO, minutes_before(t, 10), prefix="sedma", ladder="sedma")
 
     hero = rate_hero(service, t)
 
@@ -158,7 +158,7 @@ def test_games_in_other_ladders_do_not_count(service: RatingService) -> None:
 def test_expired_records_still_stored_do_not_change_the_count(
     service: RatingService, storage: InMemoryStorage, clock: FixedClock
 ) -> None:
-    build_week(service, HERO, minutes_before(NOW, 50))
+    play_series(service, HERO, minutes_before(NOW, 50))
     assert service.get_player("backgammon", HERO)["recent_ranked_games"] == 50
     # 31 days on, every history record is past its 30-day retention but still stored.
     now = clock.advance(timedelta(days=31))
@@ -191,7 +191,7 @@ def test_expired_records_still_stored_do_not_change_the_count(
 def test_get_player_reports_the_window_of_a_game_played_now(
     service: RatingService, clock: FixedClock
 ) -> None:
-    build_week(service, HERO, minutes_before(NOW, 49))
+    play_series(service, HERO, minutes_before(NOW, 49))
     assert service.get_player("backgammon", HERO)["k"] == 32
     # A game stored at this very millisecond counts for the next game.
     service.submit_game("backgammon", game("now", HERO, "rookie"))

@@ -1,25 +1,26 @@
 """The local stack for tests that drive the whole service: started in this process on free
-ports, and everything it changes in the process put back when it stops.
+ports, and everything it changes in the process put back when it stops; the module-scoped
+fixtures its test directories share.
 
 The stack sets process-wide state (AWS endpoint variables, the functions' environment, the
 service built once per process), so later tests in the same worker must not see it. Modules
 using it are marked `xdist_group("local_stack")` (and `make test` runs with --dist loadgroup).
 """
 
+import hashlib
 import json
 import os
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import boto3
+import pytest
 
 from ratings import wiring
 from ratings_local.stack import LocalStack, Options
+from support.http import Client
 
 
 @contextmanager
@@ -38,11 +39,11 @@ def running_stack(**options: Any) -> Iterator[LocalStack]:
         wiring.reset()
 
 
-def sqs_client(stack: LocalStack) -> Any:
-    """A boto3 SQS client on the stack's emulated AWS."""
+def aws_client(stack: LocalStack, service: str) -> Any:
+    """A boto3 client of `service` ("sqs", "dynamodb") on the stack's emulated AWS."""
     endpoints = stack.endpoints()
     return boto3.client(
-        "sqs",
+        service,  # type: ignore[call-overload]
         endpoint_url=endpoints["aws_endpoint_url"],
         region_name=endpoints["region"],
         aws_access_key_id="local",
@@ -50,28 +51,20 @@ def sqs_client(stack: LocalStack) -> Any:
     )
 
 
-@dataclass
-class Client:
-    """The local API over urllib: (status, JSON body or text) for any request."""
+def sqs_client(stack: LocalStack) -> Any:
+    """A boto3 SQS client on the stack's emulated AWS."""
+    return aws_client(stack, "sqs")
 
-    api_url: str
-    api_key: str | None = None
 
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        headers = {"content-type": "application/json"}
-        if self.api_key is not None:
-            headers["x-api-key"] = self.api_key
-        request = urllib.request.Request(self.api_url + path, data, headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                status, raw = response.status, response.read()
-        except urllib.error.HTTPError as error:
-            status, raw = error.code, error.read()
-        try:
-            return status, json.loads(raw)
-        except ValueError:
-            return status, raw.decode(errors="replace")
+def table_digest(stack: LocalStack) -> tuple[int, str]:
+    """How many items the ratings table holds, and a sha256 of all of them."""
+    client = aws_client(stack, "dynamodb")
+    items: list[str] = []
+    pages = client.get_paginator("scan").paginate(TableName=stack.endpoints()["table"])
+    for page in pages:
+        items.extend(json.dumps(item, sort_keys=True) for item in page.get("Items", []))
+    items.sort()
+    return len(items), hashlib.sha256("\n".join(items).encode()).hexdigest()
 
 
 def wait_for(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
@@ -86,14 +79,15 @@ def wait_for(condition: Callable[[], Any], timeout: float = 60.0, what: str = ""
         time.sleep(0.2)
 
 
-def queue_depth(sqs: Any, url: str) -> int:
-    """Messages in `url`: visible, in flight and delayed."""
-    attributes = sqs.get_queue_attributes(
-        QueueUrl=url,
-        AttributeNames=[
-            "ApproximateNumberOfMessages",
-            "ApproximateNumberOfMessagesNotVisible",
-            "ApproximateNumberOfMessagesDelayed",
-        ],
-    )["Attributes"]
-    return sum(int(value) for value in attributes.values())
+# Fixtures of the directories that start a stack per module (each defines its `stack`);
+# a conftest imports them by name.
+
+
+@pytest.fixture(scope="module")
+def client(stack: LocalStack) -> Client:
+    return Client(stack.api_url)
+
+
+@pytest.fixture(scope="module")
+def sqs(stack: LocalStack) -> Any:
+    return sqs_client(stack)

@@ -6,15 +6,12 @@ from typing import Any
 
 import pytest
 from samtranslator.translator.transform import transform
-from samtranslator.yaml_helper import yaml_parse
-
-from .templatekit import TEMPLATE, StubPolicyLoader
+from support.template import StubPolicyLoader, parsed_template
 
 
 @pytest.fixture(scope="session")
 def template() -> dict[str, Any]:
-    parsed: dict[str, Any] = yaml_parse(TEMPLATE.read_text())
-    return parsed
+    return copy.deepcopy(parsed_template())  # the tests' own copy: the cached one stays as read
 
 
 @pytest.fixture(scope="session")

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from packaging.utils import canonicalize_name
 from packaging.version import Version
-
-from .lockfile import LOCK, read_lock
-from .templatekit import ROOT
+from support.lockfile import LOCK, read_lock
+from support.template import ROOT
 
 BUILD = ROOT / ".aws-sam" / "build"
 LAYER = BUILD / "RatingsLayer" / "python"

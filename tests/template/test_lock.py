@@ -7,8 +7,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
-
-from .lockfile import LOCK, Pin, declared_dependencies, follow, read_lock
+from support.lockfile import LOCK, Pin, declared_dependencies, follow, read_lock
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,7 @@ from typing import Any
 
 import yaml
 from cfnlint.api import ManualArgs, lint_file
-
-from .templatekit import ROOT, TEMPLATE, resources_of
+from support.template import ROOT, TEMPLATE, resources_of
 
 FUNCTIONS = (
     "ApiFunction",

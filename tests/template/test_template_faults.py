@@ -6,8 +6,7 @@ from itertools import product
 from typing import Any
 
 import pytest
-
-from .templatekit import choose, condition_holds, ref, resources_of
+from support.template import choose, condition_holds, ref, resources_of
 
 VALID_RATES = (
     "rate(1 minute)",

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 from pynamodb.constants import PAY_PER_REQUEST_BILLING_MODE
+from support.template import ROOT, ref, resources_of
 
 from ratings.config import ENVIRONMENT, Config
 from ratings.storage.dynamodb import Leaderboard, RankedByTime, RatingsItem, table_definition
-
-from .templatekit import ROOT, ref, resources_of
 
 #: The variables each function reads beyond the Globals (config.ENVIRONMENT says why).
 FUNCTION_ENVIRONMENT = {

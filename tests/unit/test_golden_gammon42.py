@@ -8,14 +8,10 @@ depend on the order of the players in the game.
 import math
 
 import pytest
+from support.rules import play
 
 from ratings.rules import (
-    Game,
     Gammon42,
-    PlayerChange,
-    PlayerState,
-    Rating,
-    Ruleset,
     cube_coefficient,
     ruleset_named,
 )
@@ -28,33 +24,6 @@ VERSIONS = {"1.0.5": V105, "1.2.0": V120, "1.3.1": V131}
 
 HEAVY = 60  # recent ranked games of a "heavy week" player (>= 50 under 1.3.1)
 LIGHT = 10  # recent ranked games of an ordinary player
-
-
-def play(
-    ruleset: Ruleset,
-    winner_rating: int,
-    loser_rating: int,
-    *,
-    cube: int = 1,
-    winner_recent: int = 0,
-    loser_recent: int = 0,
-    winner_first: bool = True,
-) -> tuple[PlayerChange, PlayerChange, Rating]:
-    """Rate one game; return (winner's change, loser's change, the whole Rating)."""
-    winner = PlayerState(
-        "winner", winner_rating, ranked_games=winner_recent + 7, recent_ranked_games=winner_recent
-    )
-    loser = PlayerState(
-        "loser", loser_rating, ranked_games=loser_recent + 7, recent_ranked_games=loser_recent
-    )
-    players = (winner, loser) if winner_first else (loser, winner)
-    rating = ruleset.rate(Game(players=players, winner="winner", options={"cube": cube}))
-    by_id = {change.player_id: change for change in rating.players}
-    # The result lists the players in the order of the game.
-    assert [c.player_id for c in rating.players] == [p.player_id for p in players]
-    for change, state in zip(rating.players, players, strict=True):
-        assert change.rating_before == state.rating
-    return by_id["winner"], by_id["loser"], rating
 
 
 order = pytest.mark.parametrize(

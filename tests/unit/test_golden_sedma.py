@@ -1,7 +1,7 @@
 """Golden tests for ruleset sedma: the check table of rules.md, figures copied verbatim."""
 
 import pytest
-from support.games import with_stats
+from support.rules import with_stats
 
 from ratings.rules import Game, PlayerState, Rating, SedmaStats, ruleset_named
 from ratings.rules import Sedma as SedmaRuleset

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.games import with_stats
+from support.rules import play, with_stats
 
 from ratings.rules import (
     Classic,
@@ -66,6 +66,20 @@ def players(
 # --- gammon42 ----------------------------------------------------------------------------------
 
 
+def gammon42_changes(
+    ruleset: Gammon42, pair: tuple[PlayerState, PlayerState], winner: str, cube: int
+) -> list[tuple[int, int, float]]:
+    """Each player's (delta, K, cube coefficient) in the game, as the change explains them."""
+    changes = []
+    for change in ruleset.rate(Game(players=pair, winner=winner, options={"cube": cube})).players:
+        k = change.explain["k"]
+        coefficient = change.explain["coefficient"]
+        assert isinstance(k, int)
+        assert isinstance(coefficient, float)
+        changes.append((change.delta, k, coefficient))
+    return changes
+
+
 @EXAMPLES
 @given(
     players(wide_ratings),
@@ -94,18 +108,13 @@ def test_gammon42_mirror_when_k_equal(
 def test_gammon42_change_bounded_by_k_times_coefficient(
     pair: tuple[PlayerState, PlayerState], winner: str, cube: int, ruleset: Gammon42
 ) -> None:
-    result = ruleset.rate(Game(players=pair, winner=winner, options={"cube": cube}))
-    for change in result.players:
-        k = change.explain["k"]
-        coefficient = change.explain["coefficient"]
-        assert isinstance(k, int)
-        assert isinstance(coefficient, float)
+    for delta, k, coefficient in gammon42_changes(ruleset, pair, winner, cube):
         assert k in (16, 32)
         # |K * (score - E) * coefficient| <= K * coefficient before rounding, so the rounded
         # change is at most K * coefficient rounded half away (42.67 -> 43 at cube 4: a huge
         # underdog's win can exceed K * coefficient by the rounding, see test_rounding.py).
-        assert abs(change.delta) <= round_half_away(k * coefficient)
-        assert abs(change.delta) <= k * coefficient + 0.5
+        assert abs(delta) <= round_half_away(k * coefficient)
+        assert abs(delta) <= k * coefficient + 0.5
 
 
 @EXAMPLES
@@ -133,13 +142,8 @@ def test_gammon42_change_within_k_times_coefficient_for_realistic_gaps(
         PlayerState("p1", rating, recent_ranked_games=recent[0]),
         PlayerState("p2", rating + gap, recent_ranked_games=recent[1]),
     )
-    result = ruleset.rate(Game(players=pair, winner=winner, options={"cube": cube}))
-    for change in result.players:
-        k = change.explain["k"]
-        coefficient = change.explain["coefficient"]
-        assert isinstance(k, int)
-        assert isinstance(coefficient, float)
-        assert abs(change.delta) <= k * coefficient
+    for delta, k, coefficient in gammon42_changes(ruleset, pair, winner, cube):
+        assert abs(delta) <= k * coefficient
 
 
 @given(cubes)
@@ -169,16 +173,8 @@ def test_gammon42_stronger_opponent_never_lowers_the_gain(
     loser_recent: int,
 ) -> None:
     def gain(opponent: int) -> int:
-        game = Game(
-            players=(
-                PlayerState("w", winner_rating, recent_ranked_games=winner_recent),
-                PlayerState("l", opponent, recent_ranked_games=loser_recent),
-            ),
-            winner="w",
-            options={"cube": cube},
-        )
-        delta: int = ruleset.rate(game).players[0].delta
-        return delta
+        recent: dict[str, Any] = {"winner_recent": winner_recent, "loser_recent": loser_recent}
+        return play(ruleset, winner_rating, opponent, cube=cube, **recent)[0].delta
 
     assert gain(loser_rating + raise_by) >= gain(loser_rating)
 
@@ -194,13 +190,7 @@ def test_gammon42_stronger_opponent_never_worsens_a_loss(
     loser_rating: int, winner_rating: int, raise_by: int, cube: int
 ) -> None:
     def loss(opponent: int) -> int:
-        game = Game(
-            players=(PlayerState("w", opponent), PlayerState("l", loser_rating)),
-            winner="w",
-            options={"cube": cube},
-        )
-        delta: int = Gammon42().rate(game).players[1].delta
-        return delta
+        return play(Gammon42(), opponent, loser_rating, cube=cube)[1].delta
 
     assert loss(winner_rating + raise_by) >= loss(winner_rating)
 

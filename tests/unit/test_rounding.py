@@ -25,6 +25,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.rules import play
 
 from ratings.rules import Classic, Game, Gammon42, PlayerState, Rating
 from ratings.rules import Sedma as SedmaRuleset
@@ -118,15 +119,9 @@ def test_the_two_roundings_differ_exactly_on_halves_of_even_neighbours(whole: in
 def gammon42_deltas(
     ruleset: Gammon42, rating: int, cube: int, *, recent: int = 0
 ) -> tuple[int, int]:
-    game = Game(
-        players=(
-            PlayerState("w", rating, recent_ranked_games=recent),
-            PlayerState("l", rating, recent_ranked_games=recent),
-        ),
-        winner="w",
-        options={"cube": cube},
+    winner, loser, _ = play(
+        ruleset, rating, rating, cube=cube, winner_recent=recent, loser_recent=recent
     )
-    winner, loser = ruleset.rate(game).players
     return winner.delta, loser.delta
 
 
@@ -164,10 +159,7 @@ def test_gammon42_heavy_week_k_rounds_half_away_too() -> None:
 def test_gammon42_rounding_can_exceed_k_times_coefficient() -> None:
     # Underdog by 3000 wins at cube 4 (1.3.1): 32 * (1 - 0.00315) * 4/3 = 42.53 -> 43, one more
     # than the unrounded ceiling K * coefficient = 42.67. The rule allows it: it is rounding.
-    game = Game(
-        players=(PlayerState("w", 1500), PlayerState("l", 4500)), winner="w", options={"cube": 4}
-    )
-    winner, loser = Gammon42().rate(game).players
+    winner, loser, _ = play(Gammon42(), 1500, 4500, cube=4)
     assert (winner.delta, loser.delta) == (43, -43)
     assert winner.delta > 32 * (1 + 2 / 6)
 

@@ -1,7 +1,11 @@
-"""Helpers of the template checks: where things are, and a stub for SAM's policy loader."""
+"""template.yaml: where things are, the template as written, a stub for SAM's policy loader,
+and the template's resources, references and conditions read the way CloudFormation does."""
 
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+from samtranslator.yaml_helper import yaml_parse
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "template.yaml"
@@ -12,6 +16,13 @@ MANAGED_POLICIES = (
     "AWSXrayWriteOnlyAccess",
     "AWSXRayDaemonWriteAccess",
 )
+
+
+@cache
+def parsed_template() -> dict[str, Any]:
+    """template.yaml as written (the intrinsic functions as SAM reads them), read once."""
+    parsed: dict[str, Any] = yaml_parse(TEMPLATE.read_text())
+    return parsed
 
 
 class StubPolicyLoader:

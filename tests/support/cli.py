@@ -1,19 +1,19 @@
-"""Helpers of the command-line tests: run `ratings` in-process, make game histories."""
+"""The command line in tests: `ratings` run in this process, JSON lines files, and game
+histories to feed it (seeded, so every run makes the same games)."""
 
 import json
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ratings.rules import DEFAULT_LADDERS
-from ratings.service.ports import Storage
 from ratings.service.usecases import RatingService
 from ratings_cli.__main__ import main
+from support.games import ts
 
 Record = dict[str, Any]
 
@@ -45,24 +45,6 @@ def write_jsonl(path: Path, records: Sequence[Record]) -> Path:
     return path
 
 
-def rfc3339(at: datetime) -> str:
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-def make_service(storage: Storage, clock: Clock) -> RatingService:
-    return RatingService(
-        storage, DEFAULT_LADDERS, clock=clock, sleep=lambda seconds: None, rng=random.Random(7)
-    )
-
-
 def backgammon_bodies(start: datetime, count: int, seed: int = 3) -> Iterator[Record]:
     """Submit bodies of a busy backgammon week: one player passes 50 recent games (K 16),
     two games share an instant, a few are unranked, cubes vary. In played_at order."""
@@ -76,7 +58,7 @@ def backgammon_bodies(start: datetime, count: int, seed: int = 3) -> Iterator[Re
         second = rng.choice([p for p in players if p != first])
         body: Record = {
             "game_id": f"bg-{number:04d}",
-            "played_at": rfc3339(at),
+            "played_at": ts(at),
             "players": [{"id": first}, {"id": second}],
             "winner": rng.choice([first, second]),
             "cube": rng.choice([1, 1, 1, 2, 2, 4, 8, 64]),
@@ -90,36 +72,49 @@ def backgammon_bodies(start: datetime, count: int, seed: int = 3) -> Iterator[Re
         yield body
 
 
-def sedma_bodies(start: datetime, count: int, seed: int = 5) -> Iterator[Record]:
-    rng = random.Random(seed)
-    players = ["ema", "filip", "gita"]
+def _pairings(
+    rng: random.Random,
+    players: Sequence[str],
+    prefix: str,
+    start: datetime,
+    every: timedelta,
+    count: int,
+) -> Iterator[tuple[str, str, Record]]:
+    """Two of `players` drawn for each game, one game every `every` after `start`; the body
+    so far (its id and time), for the caller to complete with what its ruleset needs."""
     for number in range(count):
         first, second = rng.sample(players, 2)
-        yield {
-            "game_id": f"se-{number:04d}",
-            "played_at": rfc3339(start + timedelta(minutes=7 * (number + 1))),
-            "players": [
-                {
-                    "id": first,
-                    "stats": {"bad_moves": rng.randint(0, 6), "rounds_won_16": rng.randint(0, 3)},
-                },
-                {"id": second, "stats": {"rounds_won_24": rng.randint(0, 2)}},
-            ],
-            "winner": rng.choice([first, second]),
-        }
+        yield (
+            first,
+            second,
+            {"game_id": f"{prefix}-{number:04d}", "played_at": ts(start + every * (number + 1))},
+        )
+
+
+def sedma_bodies(start: datetime, count: int, seed: int = 5) -> Iterator[Record]:
+    rng = random.Random(seed)
+    for first, second, body in _pairings(
+        rng, ["ema", "filip", "gita"], "se", start, timedelta(minutes=7), count
+    ):
+        body["players"] = [
+            {
+                "id": first,
+                "stats": {"bad_moves": rng.randint(0, 6), "rounds_won_16": rng.randint(0, 3)},
+            },
+            {"id": second, "stats": {"rounds_won_24": rng.randint(0, 2)}},
+        ]
+        body["winner"] = rng.choice([first, second])
+        yield body
 
 
 def classic_bodies(start: datetime, count: int, seed: int = 11) -> Iterator[Record]:
     rng = random.Random(seed)
-    players = ["hana", "ivan", "jana"]
-    for number in range(count):
-        first, second = rng.sample(players, 2)
-        yield {
-            "game_id": f"cl-{number:04d}",
-            "played_at": rfc3339(start + timedelta(minutes=5 * (number + 1))),
-            "players": [{"id": first}, {"id": second}],
-            "winner": rng.choice([first, second, None]),
-        }
+    for first, second, body in _pairings(
+        rng, ["hana", "ivan", "jana"], "cl", start, timedelta(minutes=5), count
+    ):
+        body["players"] = [{"id": first}, {"id": second}]
+        body["winner"] = rng.choice([first, second, None])
+        yield body
 
 
 def stored_history(service: RatingService, ladder: str, bodies: Sequence[Record]) -> list[Record]:

@@ -13,7 +13,7 @@ from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 from packaging.version import Version
 
-from .templatekit import ROOT
+from support.template import ROOT
 
 LOCK = ROOT / "layers" / "requirements.txt"
 PYPROJECT = ROOT / "pyproject.toml"

@@ -1,4 +1,4 @@
-"""Helpers of the reliability suite: games, deliveries over HTTP and SQS, and the invariants.
+"""The reliability suite's games, deliveries over HTTP and SQS, and the invariants it checks.
 
 Everything random is drawn from seeded `random.Random` instances; only thread scheduling (and
 so the order in which concurrent deliveries land) varies between runs, which is the point.
@@ -8,9 +8,7 @@ import json
 import random
 import threading
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -18,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from support import stack
-
 from ratings.rules import Game, PlayerState
 from ratings.rules.gammon42 import VERSIONS
+from support.games import parse_ts, ts
+from support.http import Client
 
 LADDER = "backgammon"
 STARTING_RATING = 1500
@@ -29,54 +27,9 @@ WINDOW = timedelta(days=7)
 HEAVY_VOLUME_GAMES = 50
 #: The games queue's visibility timeout during the suite (seconds): how soon a record comes back.
 REDELIVERY_SECONDS = 2
-#: Statuses after which a real client sends the same body again.
-RETRYABLE = frozenset({429, 500, 502, 503, 504})
-
-
-# HTTP ------------------------------------------------------------------------------------
-
-
-@dataclass
-class Client(stack.Client):
-    """The local API; `submit` and `get` retry like a well-behaved game backend."""
-
-    statuses: Counter[int] = field(default_factory=Counter)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def submit(self, game: Mapping[str, Any], attempts: int = 30) -> tuple[int, Any, list[int]]:
-        """POST a game until it is answered with something final; every status is counted."""
-        seen: list[int] = []
-        for attempt in range(attempts):
-            status, body = self.call("POST", f"/v1/ladders/{LADDER}/games", game)
-            if isinstance(body, dict) and body.get("game_id", game["game_id"]) != game["game_id"]:
-                raise AssertionError(f"{game['game_id']} was answered about {body['game_id']}")
-            seen.append(status)
-            with self._lock:
-                self.statuses[status] += 1
-            if status not in RETRYABLE:
-                return status, body, seen
-            time.sleep(min(0.5, 0.02 * 2**attempt))
-        raise AssertionError(f"game {game.get('game_id')} still failing after {seen}")
-
-    def get(self, path: str, attempts: int = 20) -> tuple[int, Any]:
-        """GET, retried on a retryable status (faults may still be on)."""
-        for attempt in range(attempts):
-            status, body = self.call("GET", path)
-            if status not in RETRYABLE:
-                return status, body
-            time.sleep(min(0.5, 0.02 * 2**attempt))
-        raise AssertionError(f"GET {path} still failing")
 
 
 # Games and deliveries ----------------------------------------------------------------------
-
-
-def timestamp(at: datetime) -> str:
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
-
-
-def parse_time(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def make_games(
@@ -106,7 +59,7 @@ def make_games(
         games.append(
             {
                 "game_id": f"{prefix}-{number:04d}",
-                "played_at": timestamp(now - age),
+                "played_at": ts(now - age),
                 "players": [{"id": first}, {"id": second}],
                 "winner": rng.choice([first, second]),
                 "cube": rng.choice([1, 1, 1, 2, 4, 8]),
@@ -194,24 +147,6 @@ def deliver(
     return outcome
 
 
-# Queues ------------------------------------------------------------------------------------
-
-
-def drain_bodies(sqs: Any, url: str) -> list[str]:
-    """Every message body now in `url`, each received and deleted once."""
-    bodies: list[str] = []
-    while True:
-        received = sqs.receive_message(
-            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0, VisibilityTimeout=30
-        )
-        messages = received.get("Messages", [])
-        if not messages:
-            return bodies
-        for message in messages:
-            bodies.append(message["Body"])
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
-
-
 # Invariants --------------------------------------------------------------------------------
 
 
@@ -282,7 +217,7 @@ def verify(
         assert [p["id"] for p in result["players"]] == [p["id"] for p in game["players"]]
         assert result["winner"] == game["winner"]
         assert result["cube"] == game["cube"]
-        assert parse_time(result["played_at"]) == parse_time(str(game["played_at"]))
+        assert parse_ts(result["played_at"]) == parse_ts(str(game["played_at"]))
         assert result["ranked"] is True
         for entry in result["players"]:
             by_player[entry["id"]].append(result)
@@ -305,7 +240,7 @@ def verify(
                 options={"cube": result["cube"]},
             )
         )
-        at = parse_time(result["played_at"])
+        at = parse_ts(result["played_at"])
         for entry, change in zip(result["players"], rating.players, strict=True):
             explain = entry["explain"]
             assert entry["delta"] == change.delta, (result["game_id"], entry, change)
@@ -316,12 +251,12 @@ def verify(
             in_window = sum(
                 1
                 for other in by_player[entry["id"]]
-                if at - WINDOW <= parse_time(other["played_at"]) < at
+                if at - WINDOW <= parse_ts(other["played_at"]) < at
             )
             earlier_in_window = sum(
                 1
                 for other in (earlier or {}).get(entry["id"], [])
-                if at - WINDOW <= parse_time(other["played_at"]) < at
+                if at - WINDOW <= parse_ts(other["played_at"]) < at
             )
             assert recent <= min(in_window + earlier_in_window, HEAVY_VOLUME_GAMES), (
                 result["game_id"],

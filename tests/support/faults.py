@@ -1,0 +1,76 @@
+"""DynamoDB errors injected at a botocore client: the request never reaches the store (moto),
+and the client raises exactly as if DynamoDB had answered the error, after botocore's own
+retries gave up, so the adapter's and the handlers' error handling is what runs.
+
+(The local stack injects its faults in the emulated AWS instead: ratings_local.aws.FaultPlan.)
+"""
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from botocore.awsrequest import AWSResponse, HTTPHeaders
+from botocore.client import BaseClient
+from botocore.model import OperationModel
+
+#: Which requests of an operation fail: a predicate on the request's parameters.
+Matcher = Callable[[dict[str, Any]], bool]
+
+
+@dataclass
+class DynamoFaults:
+    """Errors DynamoDB answers instead of the store, for the operations and requests chosen."""
+
+    client: BaseClient
+    #: The operation of every request answered with an error, in order.
+    injected: list[str] = field(default_factory=list)
+
+    def fail(
+        self,
+        operation: str,
+        code: str,
+        *,
+        times: int | None = None,
+        when: Matcher | None = None,
+        cancellation_reasons: Sequence[str] | None = None,
+    ) -> None:
+        """Answer `operation` with error `code`: the next `times` requests (every one if
+        None) that `when` matches. For TransactionCanceledException, `cancellation_reasons`
+        gives one reason code per transaction item ("None": that item was fine)."""
+        answered = 0
+
+        def answer(model: OperationModel, params: dict[str, Any], **_: Any) -> Any:
+            nonlocal answered
+            if times is not None and answered >= times:
+                return None
+            if when is not None and not when(params):
+                return None
+            answered += 1
+            self.injected.append(model.name)
+            parsed: dict[str, Any] = {
+                "Error": {"Code": code, "Message": f"injected {code}"},
+                "ResponseMetadata": {"HTTPStatusCode": 400, "HTTPHeaders": {}},
+            }
+            if cancellation_reasons is not None:
+                parsed["CancellationReasons"] = [
+                    {"Code": reason} for reason in cancellation_reasons
+                ]
+            url = "https://dynamodb.us-east-1.amazonaws.com"
+            return AWSResponse(url, 400, HTTPHeaders(), None), parsed
+
+        self.client.meta.events.register(f"before-call.dynamodb.{operation}", answer)
+
+    def delay(self, operation: str, seconds: float) -> None:
+        """Let the operation through, `seconds` late (a slow store)."""
+
+        def wait(**_: Any) -> None:
+            time.sleep(seconds)
+
+        self.client.meta.events.register(f"before-call.dynamodb.{operation}", wait)
+
+
+def mentions(text: str) -> Matcher:
+    """A request whose parameters mention `text` (a key, an id)."""
+    return lambda params: text in json.dumps(params, default=str)

@@ -1,0 +1,39 @@
+"""The service as production builds it, over any storage, with the test's clock; and the
+fixtures that give a test one."""
+
+import random
+from collections.abc import Callable
+from datetime import datetime
+
+import pytest
+
+from ratings.rules import DEFAULT_LADDERS
+from ratings.service.ports import Storage
+from ratings.service.usecases import RatingService
+from support.games import FixedClock
+
+
+def rating_service(storage: Storage, clock: Callable[[], datetime]) -> RatingService:
+    """The default ladders over `storage`, on `clock`; retries jittered by a seeded random
+    and never slept."""
+    return RatingService(
+        storage,
+        DEFAULT_LADDERS,
+        clock=clock,
+        sleep=lambda seconds: None,
+        rng=random.Random(20261129),
+    )
+
+
+# Fixtures of the layers that run the service over a storage (each conftest defines `storage`
+# and imports these by name).
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+def service(storage: Storage, clock: FixedClock) -> RatingService:
+    return rating_service(storage, clock)
