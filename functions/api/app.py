@@ -28,11 +28,9 @@ from pydantic import Field, SkipValidation
 from ratings import wiring
 from ratings.lambda_support import payloads, schemas, telemetry
 from ratings.lambda_support.problems import Problem, problem_for
-from ratings.lambda_support.tracing import make_tracer
 from ratings.service.usecases import describe_ladders
 
 logger = Logger()
-tracer = make_tracer()
 metrics = Metrics()
 app = APIGatewayRestResolver(enable_validation=True, json_body_deserializer=payloads.parse_json)
 SWAGGER_PATH = "/swagger"
@@ -223,7 +221,6 @@ def enable_swagger() -> None:
 @logger.inject_lambda_context(
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )
-@tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     if event.get("path") == SWAGGER_PATH:

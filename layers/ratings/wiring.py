@@ -22,10 +22,7 @@ LADDERS = DEFAULT_LADDERS
 
 
 def build_storage(config: Config) -> "DynamoStorage":
-    from ratings.lambda_support.tracing import trace_aws_sdk
     from ratings.storage.dynamodb import DynamoStorage
-
-    trace_aws_sdk()  # before the first client: AWS calls are traced where tracing is on
 
     return DynamoStorage(
         config.table_name,
