@@ -60,6 +60,7 @@ FLOOR = (
     """
 import time
 started, cpu = time.perf_counter(), time.process_time()
+import sys
 import boto3
 client = boto3.client("dynamodb")
 client.get_item(TableName=sys.argv[1], Key={"pk": {"S": "floor"}, "sk": {"S": "floor"}})
@@ -71,7 +72,6 @@ check(sys.argv[2])
 print(wall, cpu, flush=True)
 """
 )
-FLOOR = "import sys\n" + FLOOR
 
 FUNCTION = (
     """
@@ -180,11 +180,6 @@ MEASURES = [
         [LADDERS],
         Variant(prelude="import ratings.storage.dynamodb\n"),
     ),
-    Measure(
-        "PYDANTIC_DISABLE_PLUGINS=__all__ (template.yaml)",
-        [POST_GAME],
-        Variant(env={"PYDANTIC_DISABLE_PLUGINS": None}),
-    ),
 ]
 
 #: What a tracing SDK would add, installed beside the layer (requirements, then the variant).
@@ -280,7 +275,6 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
         "POWERTOOLS_SERVICE_NAME": "elo-ratings",
         "POWERTOOLS_METRICS_NAMESPACE": "EloRatings",
         "POWERTOOLS_LOG_LEVEL": "INFO",
-        "PYDANTIC_DISABLE_PLUGINS": "__all__",
         "RATINGS_TABLE": TABLE,
         "RATINGS_LEADERBOARD_SHARDS": "4",
         "RATINGS_RETENTION_DAYS": "30",

@@ -59,7 +59,7 @@ def sqs_client() -> "SQSClient":
 
     It comes from the botocore session the table's client was made in: a second session
     would load botocore's endpoint and configuration data and resolve credentials again, and
-    importing boto3 for it costs more still (about 50 ms of a cold start, against 4).
+    importing boto3 for it costs more still (docs/performance.md).
     """
     settings = config()
     client = storage().connection.session.create_client(
