@@ -20,7 +20,7 @@ OFFLINE_AWS := AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=offline \
 	AWS_SECRET_ACCESS_KEY=offline AWS_EC2_METADATA_DISABLED=true SAM_CLI_TELEMETRY=0
 ARGS ?=
 
-.PHONY: setup setup-sam run test lint types template-lint unit build lock bench clean
+.PHONY: setup setup-sam run test lint types template-lint unit build lock bench bench-cold-start clean
 
 setup: $(STAMP)
 
@@ -93,8 +93,13 @@ test: lint types template-lint build
 	RATINGS_REQUIRE_BUILD=1 $(BIN)/pytest -n auto --dist loadgroup; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$status
 
-bench: setup
+# The cold-start benchmark measures the built artifact, so every benchmark run builds first.
+bench: setup build
 	$(BIN)/python -m benchmarks
+
+# The cold start alone; ARGS="--measures --tracing" adds what each measure and tracing SDK costs.
+bench-cold-start: setup build
+	$(BIN)/python -m benchmarks.cold_start $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,18 +1,25 @@
-"""Cold start of each function, as a ratio to the floor measured in the same run.
+"""Cold start of each function as built, as a ratio to the floor measured in the same run.
 
-Floor: a fresh Python process that imports boto3 and creates one DynamoDB client. Each
-function: a fresh process that imports the handler module and serves one request against the
-emulated AWS (moto's server, as the local stack runs it). Times are taken inside the process,
-from its first statement to the answer, median of several processes. Target: at most 1.3x.
+What runs is what ships: a read-only copy of `.aws-sam/build` (`make build`; see
+`_lambda_env`), with its bytecode, in `python -S -B` with Lambda's search path (the function's
+folder, the layer's python/, the runtime's boto3), Lambda's variables and the template's, and
+tracing as deployed (active tracing: a trace header, no tracing SDK in the functions).
 
-Every process runs in a Lambda-like environment (see `_lambda_env`): the function's code, the
-layer and boto3 at this virtualenv's versions, none of the development packages, and the
-variables Lambda sets that the code looks at. Tracing is on, as template.yaml deploys it (the
-X-Ray SDK loads and patches botocore; its segments go over UDP to a daemon address where
-nothing listens). Wall time is the figure; CPU time is printed beside it, and is the one
-compared for AwardPodiums, whose run ends in a 1 s long poll that waits rather than works.
+Floor: a fresh process that imports boto3, creates a DynamoDB client and makes one request,
+with the same search path. Each case: a fresh process that imports the handler module and
+serves one real event against the emulated AWS (moto's server, as the local stack runs it).
+Times are taken inside the process, from its first statement to the answer; cases and floor
+are interleaved, median of --runs processes. Targets: Api POST game at most 1.35x the floor,
+every other case at most 1.3x, compared on the process's CPU time: on a shared machine the
+wall time mostly measures waiting for a core (and AwardPodiums' run ends in a 1 s long poll,
+an empty answer meaning drained). The wall-time ratio is printed beside it.
 
-    python -m benchmarks.cold_start [--runs N]
+    python -m benchmarks.cold_start [--runs N] [--build DIR] [--measures] [--tracing]
+
+--measures: what each cold-start measure of the code is worth (the case with it, as built,
+against the same case with it taken out). --tracing: what a tracing SDK would add (the X-Ray
+SDK through Powertools' Tracer; OpenTelemetry's SDK, OTLP exporter and botocore
+instrumentation), installed beside the layer like another layer.
 """
 
 import argparse
@@ -20,8 +27,10 @@ import json
 import os
 import statistics
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -33,27 +42,44 @@ from ratings_local.aws import EmulatedAws
 from ratings_local.http_api import proxy_event
 from ratings_local.stack import scheduled_event, sqs_record
 
-ROOT = Path(__file__).resolve().parents[1]
 TABLE = "cold-start"
 
-# Both snippets print "<wall seconds> <cpu seconds>", and fail if anything came from a
-# site-packages directory (the environment is not the Lambda-like one).
-FLOOR = """
-import time
-started, cpu = time.perf_counter(), time.process_time()
-import boto3
-boto3.client("dynamodb")
-wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-import sys
-leaked = [m for m in sys.modules.values() if "site-packages" in (getattr(m, "__file__", "") or "")]
-assert not leaked, leaked[:3]
-print(wall, cpu)
+#: Every snippet's checks once its answer is timed: nothing came from a site-packages
+#: directory, and every module loaded from the artifact had its shipped bytecode.
+CHECKS = """
+def check(artifact):
+    import importlib.util, os
+    for m in list(sys.modules.values()):
+        path = getattr(m, "__file__", None) or ""
+        assert "site-packages" not in path, path
+        if path.startswith(artifact) and path.endswith(".py"):
+            assert os.path.exists(importlib.util.cache_from_source(path)), f"no bytecode: {path}"
 """
 
-FUNCTION = """
+FLOOR = (
+    """
+import time
+started, cpu = time.perf_counter(), time.process_time()
+import sys
+import boto3
+client = boto3.client("dynamodb")
+client.get_item(TableName=sys.argv[1], Key={"pk": {"S": "floor"}, "sk": {"S": "floor"}})
+wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+"""
+    + CHECKS
+    + """
+check(sys.argv[2])
+print(wall, cpu, flush=True)
+"""
+)
+
+FUNCTION = (
+    """
 import time
 started, cpu = time.perf_counter(), time.process_time()
 import importlib.util, json, sys
+prelude = {}
+exec(sys.argv[3], prelude)  # a variant's change, if any (see Variant)
 spec = importlib.util.spec_from_file_location("app", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
@@ -66,10 +92,13 @@ class Context:
     def get_remaining_time_in_millis(self):
         return 60_000
 
-answer = module.lambda_handler(json.loads(sys.argv[2]), Context())
+handler = prelude.get("wrap", lambda handler: handler)(module.lambda_handler)
+answer = handler(json.loads(sys.argv[2]), Context())
 wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-leaked = [m for m in sys.modules.values() if "site-packages" in (getattr(m, "__file__", "") or "")]
-assert not leaked, leaked[:3]
+"""
+    + CHECKS
+    + """
+check(sys.argv[4])
 # Only a request that did its work counts: an error answer would be a cheaper one.
 if isinstance(answer, dict) and answer.get("statusCode", 200) >= 400:
     sys.exit(f"the function answered {answer}")
@@ -77,24 +106,119 @@ if isinstance(answer, dict) and (answer.get("batchItemFailures") or answer.get("
     sys.exit(f"the function did not finish its work: {answer}")
 if isinstance(answer, dict) and answer.get("awarded") == 0:
     sys.exit(f"the run awarded no podium: {answer}")
-print(wall, cpu)
+print(wall, cpu, flush=True)
+import os
+os._exit(0)  # no exit handlers: a tracing exporter would retry against nothing
 """
-
-
-#: What Lambda sets besides LAMBDA_TASK_ROOT that the functions (or Powertools) look at.
-LAMBDA_VARIABLES = {
-    "AWS_LAMBDA_FUNCTION_NAME": "cold-start",
-    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
-    "_X_AMZN_TRACE_ID": (
-        "Root=1-67490000-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1"
-    ),
-    "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
-}
+)
 
 
 class Sample(NamedTuple):
     wall: float
     cpu: float
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A change to how a case runs: code run before the handler loads, variables, extras.
+
+    The prelude may define `wrap(handler)`, which the snippet applies to the entry point.
+    """
+
+    prelude: str = ""
+    env: Mapping[str, str | None] = field(default_factory=dict)  # None: unset
+    extras: Sequence[str] = ()
+
+
+AS_BUILT = Variant()
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    target: float
+    run: Callable[[Variant], Sample]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A cold-start measure of the code, and the cases it is for: `without` takes it out."""
+
+    name: str
+    cases: Sequence[str]
+    without: Variant
+
+
+POST_GAME, GET_PLAYER, LADDERS = "Api  POST game", "Api  GET player", "Api  GET /v1/ladders"
+GAMES, PODIUM = "GamesQueue  one message", "AwardPodiums  one podium"
+
+MEASURES = [
+    Measure(
+        "collector paused until the first answer (startup.py)",
+        [POST_GAME, GET_PLAYER, GAMES, PODIUM],
+        Variant(
+            prelude="from ratings.lambda_support import startup\n"
+            "startup.pause_collector = lambda env=None: False\n"
+        ),
+    ),
+    Measure(
+        "SQS client from the table client's botocore session (wiring.sqs_client)",
+        [PODIUM],
+        Variant(
+            prelude="import functools\nfrom ratings import wiring\n"
+            "@functools.cache\n"
+            "def sqs_client():\n"
+            "    import boto3\n"
+            "    config = wiring.config()\n"
+            "    return boto3.client('sqs', region_name=config.region,"
+            " endpoint_url=config.endpoint_url)\n"
+            "wiring.sqs_client = sqs_client\n"
+        ),
+    ),
+    Measure(
+        "storage (botocore, pynamodb) imported on first use (wiring.build_storage)",
+        [LADDERS],
+        Variant(prelude="import ratings.storage.dynamodb\n"),
+    ),
+]
+
+#: What a tracing SDK would add, installed beside the layer (requirements, then the variant).
+TRACING_EXTRAS = {
+    "xray": ["aws-xray-sdk==2.15.0"],
+    "otel": [
+        "opentelemetry-sdk==1.45.2",
+        "opentelemetry-exporter-otlp-proto-http==1.45.2",
+        "opentelemetry-instrumentation-botocore==0.66b2",
+    ],
+}
+TRACING_OPTIONS = {
+    "X-Ray SDK (Powertools Tracer, botocore patched)": Variant(
+        prelude="from aws_lambda_powertools import Tracer\n"
+        "tracer = Tracer(patch_modules=['botocore'])\n"
+        "wrap = tracer.capture_lambda_handler\n",
+        env={"POWERTOOLS_TRACER_CAPTURE_RESPONSE": "false"},
+        extras=["xray"],
+    ),
+    "OpenTelemetry (SDK, OTLP/HTTP exporter, botocore)": Variant(
+        prelude="from opentelemetry import trace\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "from opentelemetry.sdk.trace.export import BatchSpanProcessor\n"
+        "from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter\n"
+        "from opentelemetry.instrumentation.botocore import BotocoreInstrumentor\n"
+        "provider = TracerProvider()\n"
+        "provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter("
+        "endpoint='http://127.0.0.1:4318/v1/traces')))\n"
+        "trace.set_tracer_provider(provider)\n"
+        "BotocoreInstrumentor().instrument()\n"
+        "tracer = trace.get_tracer('elo-ratings')\n"
+        "def wrap(handler):\n"
+        "    def traced(event, context):\n"
+        "        with tracer.start_as_current_span('lambda_handler'):\n"
+        "            return handler(event, context)\n"
+        "    return traced\n",
+        extras=["otel"],
+    ),
+}
 
 
 def run(code: str, env: dict[str, str], *args: str) -> Sample:
@@ -105,58 +229,80 @@ def run(code: str, env: dict[str, str], *args: str) -> Sample:
     return Sample(float(wall), float(cpu))
 
 
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+def spread(values: Sequence[float]) -> str:
+    return f"{min(values) * 1000:.0f}..{max(values) * 1000:.0f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7, help="fresh processes per case")
+    parser.add_argument("--runs", type=int, default=5, help="fresh processes per case")
+    parser.add_argument("--build", type=Path, default=_lambda_env.BUILD, help="the sam build")
+    parser.add_argument("--measures", action="store_true", help="what each measure is worth")
+    parser.add_argument("--tracing", action="store_true", help="what a tracing SDK would add")
     args = parser.parse_args()
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
-    aws = EmulatedAws()
-    url = aws.start()
+    extras = TRACING_EXTRAS if args.tracing else {}
+    with _lambda_env.built_artifact(args.build, extras) as artifact:
+        aws = EmulatedAws()
+        url = aws.start()
+        try:
+            measure(artifact, url, args)
+        finally:
+            aws.stop()
+
+
+def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) -> None:
     DynamoStorage(TABLE, endpoint_url=url).create_table()
     sqs = boto3.client("sqs", endpoint_url=url, region_name="us-east-1")
     queues = {
         name: sqs.create_queue(QueueName=name)["QueueUrl"]
         for name in ("games-dlq", "podiums", "podiums-dlq")
     }
-    packages = _lambda_env.packages()
     env = {
         "PATH": os.environ.get("PATH", ""),
         "AWS_ACCESS_KEY_ID": "bench",
         "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_SESSION_TOKEN": "bench",
         "AWS_DEFAULT_REGION": "us-east-1",
         "AWS_REGION": "us-east-1",
         "AWS_ENDPOINT_URL": url,
+        # template.yaml's Globals
+        "POWERTOOLS_SERVICE_NAME": "elo-ratings",
+        "POWERTOOLS_METRICS_NAMESPACE": "EloRatings",
+        "POWERTOOLS_LOG_LEVEL": "INFO",
         "RATINGS_TABLE": TABLE,
+        "RATINGS_LEADERBOARD_SHARDS": "4",
+        "RATINGS_RETENTION_DAYS": "30",
+        # the functions' own
         "RATINGS_GAMES_DLQ_URL": queues["games-dlq"],
         "RATINGS_PODIUM_QUEUE_URL": queues["podiums"],
         "RATINGS_PODIUM_DLQ_URL": queues["podiums-dlq"],
         "RATINGS_DRAIN_SECONDS": "5",
-        "POWERTOOLS_SERVICE_NAME": "elo-ratings",
-        "POWERTOOLS_METRICS_NAMESPACE": "EloRatings",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "POWERTOOLS_LOG_LEVEL": "WARNING",
-        "PYDANTIC_DISABLE_PLUGINS": "__all__",  # as template.yaml sets it
-    }
-    functions = {
-        name: ROOT / "functions" / name for name in ("api", "games_queue", "award_podiums")
+        **_lambda_env.LAMBDA_VARIABLES,
     }
     counter = iter(range(1_000_000))
 
-    def in_lambda(function: str | None) -> dict[str, str]:
-        if function is None:  # the floor
-            return {**env, "PYTHONPATH": _lambda_env.search_path(None, packages)}
-        directory = functions[function]
-        return {
-            **env,
-            **LAMBDA_VARIABLES,
-            "LAMBDA_TASK_ROOT": str(directory),
-            "PYTHONPATH": _lambda_env.search_path(directory, packages),
-        }
+    def in_lambda(function: str | None, variant: Variant) -> dict[str, str]:
+        search_path = artifact.search_path(function, variant.extras)
+        task_root = {"LAMBDA_TASK_ROOT": str(artifact.function(function))} if function else {}
+        merged = {**env, **task_root, "PYTHONPATH": search_path, **variant.env}
+        return {key: value for key, value in merged.items() if value is not None}
 
-    def serve(function: str, event: dict[str, Any]) -> Sample:
-        handler = str(functions[function] / "app.py")
-        return run(FUNCTION, in_lambda(function), handler, json.dumps(event))
+    def serve(function: str, event: dict[str, Any], variant: Variant) -> Sample:
+        handler = str(artifact.function(function) / "app.py")
+        return run(
+            FUNCTION,
+            in_lambda(function, variant),
+            handler,
+            json.dumps(event),
+            variant.prelude,
+            str(artifact.root),
+        )
 
     def game_body() -> dict[str, Any]:
         number = next(counter)
@@ -178,7 +324,7 @@ def main() -> None:
         }
         return {"Records": [sqs_record(message, "arn:aws:sqs:x", "us-east-1")]}
 
-    def podium_run() -> Sample:
+    def podium_run(variant: Variant) -> Sample:
         number = next(counter)
         podium = {
             "tournament_id": f"cold-{number}",
@@ -188,45 +334,113 @@ def main() -> None:
             "podium": [{"place": 1, "player_id": f"p{number}"}],
         }
         sqs.send_message(QueueUrl=queues["podiums"], MessageBody=json.dumps(podium))
-        return serve("award_podiums", scheduled_event("AwardPodiums", "us-east-1"))
+        return serve("award_podiums", scheduled_event("AwardPodiums", "us-east-1"), variant)
 
-    floor_name = "floor: import boto3 + DynamoDB client"
-    podium_name = "AwardPodiums  one podium (*)"
-    cases: dict[str, Callable[[], Sample]] = {
-        floor_name: lambda: run(FLOOR, in_lambda(None)),
-        "Api  GET /v1/ladders": lambda: serve("api", api_event("GET", "/v1/ladders")),
-        "Api  GET player": lambda: serve(
-            "api", api_event("GET", "/v1/ladders/backgammon/players/alice")
-        ),
-        "Api  POST game": lambda: serve(
-            "api", api_event("POST", "/v1/ladders/backgammon/games", game_body())
-        ),
-        "GamesQueue  one message": lambda: serve("games_queue", sqs_event()),
-        podium_name: podium_run,
-    }
-    # One round first, not counted: bytecode caches are written and the disk cache is warm.
-    for case in cases.values():
-        case()
-    # Interleave the cases so a busy moment of the machine hits all of them alike.
-    samples: dict[str, list[Sample]] = {name: [] for name in cases}
-    for _ in range(args.runs):
-        for name, case in cases.items():
-            samples[name].append(case())
-    aws.stop()
-    wall = {name: statistics.median(s.wall for s in values) for name, values in samples.items()}
-    cpu = {name: statistics.median(s.cpu for s in values) for name, values in samples.items()}
-    print(f"Cold start, median of {args.runs} fresh processes (in-process time to the answer)")
-    print(f"{'case':<38} {'wall ms':>8} {'x floor':>8} {'cpu ms':>8} {'x floor':>8}")
-    for name in cases:
-        print(
-            f"{name:<38} {wall[name] * 1000:>8.1f} {wall[name] / wall[floor_name]:>8.2f}"
-            f" {cpu[name] * 1000:>8.1f} {cpu[name] / cpu[floor_name]:>8.2f}"
-        )
-    print("target: each function at most 1.30x the floor (wall time)")
-    print(
-        "(*) compared on CPU time: the run ends with a 1 s long poll (an empty answer means"
-        " drained), which is waiting, not start-up cost"
+    floor = Case(
+        "floor: boto3 + client + 1 request",
+        1.0,
+        lambda variant: run(FLOOR, in_lambda(None, variant), TABLE, str(artifact.root)),
     )
+    cases = {
+        case.name: case
+        for case in (
+            Case(
+                POST_GAME,
+                1.35,
+                lambda v: serve(
+                    "api", api_event("POST", "/v1/ladders/backgammon/games", game_body()), v
+                ),
+            ),
+            Case(
+                GET_PLAYER,
+                1.3,
+                lambda v: serve("api", api_event("GET", "/v1/ladders/backgammon/players/a0"), v),
+            ),
+            Case(GAMES, 1.3, lambda v: serve("games_queue", sqs_event(), v)),
+            Case(PODIUM, 1.3, podium_run),
+            Case(LADDERS, 1.3, lambda v: serve("api", api_event("GET", "/v1/ladders"), v)),
+        )
+    }
+    # One round first, not counted: the disk cache is warm (no bytecode can be written).
+    floor.run(AS_BUILT)
+    for case in cases.values():
+        case.run(AS_BUILT)
+
+    def interleaved(runs: list[tuple[str, Callable[[], Sample]]]) -> dict[str, list[Sample]]:
+        samples: dict[str, list[Sample]] = {name: [] for name, _ in runs}
+        for _ in range(args.runs):
+            for name, one in runs:
+                samples[name].append(one())
+        return samples
+
+    # The targets: every case as built, interleaved with the floor.
+    everything = [floor, *cases.values()]
+    samples = interleaved([(c.name, partial(c.run, AS_BUILT)) for c in everything])
+    print(f"Cold start as built, median of {args.runs} fresh processes (in-process, to the answer)")
+    print(
+        f"{'case':<36} {'wall ms':>8} {'min..max':>10} {'cpu ms':>8} {'min..max':>10}"
+        f" {'x floor':>8} {'(wall)':>8} {'target':>7}"
+    )
+    failed = []
+    for case in everything:
+        walls = [s.wall for s in samples[case.name]]
+        cpus = [s.cpu for s in samples[case.name]]
+        floor_walls = [s.wall for s in samples[floor.name]]
+        floor_cpus = [s.cpu for s in samples[floor.name]]
+        ratio = statistics.median(cpus) / statistics.median(floor_cpus)
+        wall_ratio = statistics.median(walls) / statistics.median(floor_walls)
+        met = case is floor or ratio <= case.target
+        if not met:
+            failed.append(case.name)
+        target = "" if case is floor else f"{case.target:.2f}x"
+        print(
+            f"{case.name:<36} {ms(statistics.median(walls)):>8} {spread(walls):>10}"
+            f" {ms(statistics.median(cpus)):>8} {spread(cpus):>10} {ratio:>8.2f}"
+            f" {wall_ratio:>8.2f} {target:>7}"
+        )
+    print("x floor: median CPU time over the floor's; (wall): the same for wall time")
+    print(f"targets: {'all met' if not failed else 'not met: ' + ', '.join(failed)}")
+
+    if args.measures:
+        print(
+            "\nWhat each measure is worth: CPU ms of the case without it minus as built"
+            f" (median of {args.runs})"
+        )
+        print(f"{'measure':<76} {'case':<32} {'as built':>8} {'without':>8} {'worth ms':>8}")
+        for item in MEASURES:
+            for name in item.cases:
+                case = cases[name]
+                pair = interleaved(
+                    [
+                        ("with", partial(case.run, AS_BUILT)),
+                        ("without", partial(case.run, item.without)),
+                    ]
+                )
+                with_it = statistics.median(s.cpu for s in pair["with"])
+                without = statistics.median(s.cpu for s in pair["without"])
+                print(
+                    f"{item.name:<76} {name:<32} {ms(with_it):>8} {ms(without):>8}"
+                    f" {ms(without - with_it):>8}"
+                )
+
+    if args.tracing:
+        print(f"\nWhat a tracing SDK adds to a cold start (median of {args.runs}, interleaved)")
+        print(f"{'tracing':<52} {'case':<32} {'ms':>8} {'added ms':>9} {'x floor':>8}")
+        for name in (POST_GAME, GAMES, PODIUM):
+            case = cases[name]
+            options = {"none (active tracing only, as built)": AS_BUILT, **TRACING_OPTIONS}
+            runs: list[tuple[str, Callable[[], Sample]]] = [
+                (floor.name, partial(floor.run, AS_BUILT))
+            ]
+            runs += [(label, partial(case.run, v)) for label, v in options.items()]
+            got = interleaved(runs)
+            base = statistics.median(s.cpu for s in got[floor.name])
+            none = statistics.median(s.cpu for s in got[next(iter(options))])
+            for label in options:
+                mine = statistics.median(s.cpu for s in got[label])
+                print(
+                    f"{label:<52} {name:<32} {ms(mine):>8} {ms(mine - none):>9} {mine / base:>8.2f}"
+                )
 
 
 if __name__ == "__main__":

@@ -25,12 +25,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from ratings import wiring
 from ratings.lambda_support import payloads, telemetry
 from ratings.lambda_support.problems import Problem, problem_for
-from ratings.lambda_support.tracing import make_tracer
 from ratings.service.errors import InvalidInput
 from ratings.service.usecases import describe_ladders
 
 logger = Logger()
-tracer = make_tracer()
 metrics = Metrics()
 app = APIGatewayRestResolver(json_body_deserializer=payloads.parse_json)
 
@@ -186,7 +184,6 @@ def problem_response(
 @logger.inject_lambda_context(
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )
-@tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     refused = payloads.refuse_request_body(event)  # before anything parses a body

@@ -22,13 +22,11 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.lambda_support import payloads, queues, telemetry
-from ratings.lambda_support.tracing import make_tracer
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.type_defs import MessageTypeDef
 
 logger = Logger()
-tracer = make_tracer()
 metrics = Metrics()
 
 #: Time kept back from the function's remaining time: the last award and the deletes fit.
@@ -73,7 +71,6 @@ _NAMES = {
 }
 
 
-@tracer.capture_method
 def award(message: "MessageTypeDef") -> str:
     """Award one podium message; the outcome says whether it may be deleted."""
     try:
@@ -111,7 +108,6 @@ def drain(queue_url: str, deadline: float) -> Counter[str]:
 
 @startup.resumes_collector
 @logger.inject_lambda_context(correlation_id_path="id", clear_state=True)
-@tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     config = wiring.config()

@@ -26,10 +26,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.lambda_support import payloads, queues, telemetry
-from ratings.lambda_support.tracing import make_tracer
 
 logger = Logger()
-tracer = make_tracer()
 metrics = Metrics()
 # A batch whose records all failed is still a partial response: no function error, each
 # record retried on its own.
@@ -65,7 +63,6 @@ consumer = queues.Consumer(
 )
 
 
-@tracer.capture_method
 def rate_game(record: SQSRecord) -> None:
     # LeftForRetry is a batch item failure: SQS delivers the record again.
     consumer.settle(record.message_id, record.body)
@@ -73,7 +70,6 @@ def rate_game(record: SQSRecord) -> None:
 
 @startup.resumes_collector
 @logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(

@@ -17,15 +17,12 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support.tracing import make_tracer
 
 logger = Logger()
-tracer = make_tracer()
 
 
 @startup.resumes_collector
 @logger.inject_lambda_context(correlation_id_path="id", clear_state=True)
-@tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     service = wiring.service()
     refreshed = []

@@ -22,10 +22,7 @@ LADDERS = DEFAULT_LADDERS
 
 
 def build_storage(config: Config) -> "DynamoStorage":
-    from ratings.lambda_support.tracing import trace_aws_sdk
     from ratings.storage.dynamodb import DynamoStorage
-
-    trace_aws_sdk()  # before the first client: AWS calls are traced where tracing is on
 
     return DynamoStorage(
         config.table_name,
@@ -66,7 +63,7 @@ def sqs_client() -> "SQSClient":
 
     It comes from the botocore session the table's client was made in: a second session
     would load botocore's endpoint and configuration data and resolve credentials again, and
-    importing boto3 for it costs more still (about 50 ms of a cold start, against 4).
+    importing boto3 for it costs more still (docs/performance.md).
     """
     settings = config()
     client = storage().connection.session.create_client(

@@ -22,12 +22,11 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
     from mypy_boto3_sqs.literals import QueueAttributeNameType
 
-#: What template.yaml's Globals set for Powertools (tracing off: there is no X-Ray daemon).
+#: What template.yaml's Globals set for Powertools.
 POWERTOOLS_ENV = {
     "POWERTOOLS_SERVICE_NAME": "elo-ratings",
     "POWERTOOLS_METRICS_NAMESPACE": "EloRatings",
     "POWERTOOLS_LOG_LEVEL": "INFO",
-    "POWERTOOLS_TRACE_DISABLED": "true",
 }
 
 

@@ -2,9 +2,9 @@
 without the garbage collector until the first answer.
 
 Measured in a fresh interpreter, like a new Lambda container: no client is made and no AWS
-SDK session exists until a request needs one, the X-Ray SDK stays out while nothing is traced
-and botocore is patched only when the first client is made where it is, and nothing that serves
-only documentation (pydantic, Powertools' validation and OpenAPI models) is ever loaded.
+SDK session exists until a request needs one, no tracing SDK is loaded at all (Lambda's
+active tracing records the invocation; every log line carries its trace id), and nothing that
+serves only documentation (pydantic, Powertools' validation and OpenAPI models) is ever loaded.
 """
 
 import json
@@ -38,7 +38,7 @@ BASE_ENV = {
     "AWS_DEFAULT_REGION": "us-east-1",
     "RATINGS_TABLE": "cold-start-test",
 }
-#: What Lambda sets that the code looks at; tracing is on, segments go to nowhere over UDP.
+#: What Lambda sets that the code looks at; active tracing gives each invocation a trace id.
 LAMBDA_ENV = {
     "AWS_LAMBDA_FUNCTION_NAME": "cold-start-test",
     "_X_AMZN_TRACE_ID": (
@@ -67,7 +67,6 @@ DEFERRED = {
     "botocore.session",  # any AWS client
     "botocore.client",
     "pynamodb",  # the table, when the service is built
-    "aws_xray_sdk.core",  # only where tracing is on
 }
 #: Documentation only: the Api validates with the service's parsers (see docs/performance.md).
 NEVER = {
@@ -75,13 +74,15 @@ NEVER = {
     "aws_lambda_powertools.event_handler.openapi.models",
     "aws_lambda_powertools.event_handler.openapi.params",
 }
+#: Not loaded even by a request that uses the table: tracing is Lambda's, without an SDK.
+TRACING_SDKS = {"aws_xray_sdk", "opentelemetry"}
 
 
 @pytest.mark.parametrize("function", ["api", "games_queue", "award_podiums"])
 def test_importing_a_handler_defers_clients_and_heavy_modules(function: str) -> None:
     loaded = set(run_fresh("print(json.dumps(sorted(sys.modules)))", function, {}))
 
-    assert loaded & (DEFERRED | NEVER) == set()
+    assert loaded & (DEFERRED | NEVER | TRACING_SDKS) == set()
 
 
 HANDLE_REQUESTS = """
@@ -99,9 +100,8 @@ def test_answering_requests_loads_no_documentation_modules() -> None:
         rest_event("DELETE", "/v1/ladders"),
         rest_event("GET", "/swagger", query={"format": "json"}),
     ]
-    env = {"POWERTOOLS_TRACE_DISABLED": "true"}
 
-    report = run_fresh(HANDLE_REQUESTS, "api", env, events)
+    report = run_fresh(HANDLE_REQUESTS, "api", {}, events)
 
     assert report["answers"] == [200, 404, 400, 405, 404]
     assert set(report["loaded"]) & NEVER == set()
@@ -134,7 +134,7 @@ def test_the_collector_waits_for_the_first_answer_in_lambda_only(
     function: str, in_lambda: bool
 ) -> None:
     event, expected_outcome = FIRST_EVENTS[function]
-    env = {"POWERTOOLS_TRACE_DISABLED": "true"}
+    env = {}
     if in_lambda:
         env["AWS_LAMBDA_FUNCTION_NAME"] = "cold-start-test"
 
@@ -149,26 +149,30 @@ def test_the_collector_waits_for_the_first_answer_in_lambda_only(
         assert report["storage_loaded"] is False
 
 
-LADDERS_THEN_STORAGE = """
-answer = module.lambda_handler(json.loads(sys.argv[2]), Context())
-report = {"status": answer["statusCode"], "provider": type(module.tracer.provider).__name__,
-          "botocore_after_ladders": "botocore.client" in sys.modules}
-from ratings import wiring
-wiring.storage()
-import botocore.client
-report["botocore_patched"] = hasattr(botocore.client.BaseClient._make_api_call, "__wrapped__")
-print(json.dumps(report))
+LOG_THEN_REPORT = """
+module.lambda_handler(json.loads(sys.argv[2]), Context())
+print(json.dumps(sorted(sys.modules)))
 """
 
 
-def test_traced_handlers_patch_botocore_when_the_first_client_is_made() -> None:
+def test_every_log_line_carries_the_invocations_trace_id() -> None:
+    # A body over the limit is refused before any route, with a log line saying why.
+    event = rest_event("POST", "/v1/ladders/backgammon/games", raw_body="x" * 70_000)
     env = {**LAMBDA_ENV, "LAMBDA_TASK_ROOT": str(ROOT / "functions" / "api")}
+    path = ROOT / "functions" / "api" / "app.py"
 
-    report = run_fresh(LADDERS_THEN_STORAGE, "api", env, rest_event("GET", "/v1/ladders"))
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_HANDLER + LOG_THEN_REPORT, str(path), json.dumps(event)],
+        capture_output=True,
+        text=True,
+        env={**BASE_ENV, "POWERTOOLS_LOG_LEVEL": "INFO", **env},
+        check=True,
+    )
 
-    assert report == {
-        "status": 200,
-        "provider": "AsyncAWSXRayRecorder",  # the real X-Ray tracer, not the no-op one
-        "botocore_after_ladders": False,  # (Powertools imports the bare package, not the SDK)
-        "botocore_patched": True,
-    }
+    *log_lines, modules = result.stdout.strip().splitlines()
+    records = [json.loads(line) for line in log_lines]
+    assert records, "the invocation logged nothing"
+    trace_ids = {record.get("xray_trace_id") for record in records}
+    assert trace_ids == {"1-67490000-0123456789abcdef01234567"}  # the Root of _X_AMZN_TRACE_ID
+    loaded = {name.split(".")[0] for name in json.loads(modules)}
+    assert loaded & TRACING_SDKS == set()

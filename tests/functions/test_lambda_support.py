@@ -1,4 +1,4 @@
-"""The handlers' shared pieces without AWS: the error mapping, body reading, tracing choice."""
+"""The handlers' shared pieces without AWS: the error mapping, body reading, log keys."""
 
 import json
 from typing import Any
@@ -21,7 +21,6 @@ from ratings.lambda_support.problems import (
     is_transient,
     problem_for,
 )
-from ratings.lambda_support.tracing import tracing_enabled
 from ratings.service.errors import (
     AlreadyLinked,
     GameConflict,
@@ -152,19 +151,6 @@ def test_a_body_with_a_json_content_type_and_charset_is_accepted() -> None:
     }
 
     assert refuse_request_body(event) is None
-
-
-@pytest.mark.parametrize(
-    ("env", "enabled"),
-    [
-        ({"LAMBDA_TASK_ROOT": "/var/task"}, True),
-        ({"LAMBDA_TASK_ROOT": "/var/task", "POWERTOOLS_TRACE_DISABLED": "true"}, False),
-        ({"LAMBDA_TASK_ROOT": "/var/task", "AWS_SAM_LOCAL": "true"}, False),
-        ({}, False),
-    ],
-)
-def test_tracing_is_on_only_in_lambda(env: dict[str, str], enabled: bool) -> None:
-    assert tracing_enabled(env) is enabled
 
 
 @pytest.mark.parametrize(

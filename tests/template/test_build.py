@@ -43,10 +43,18 @@ def test_the_layer_ships_the_locked_versions() -> None:
     assert (LAYER / "ratings" / "__init__.py").is_file()
 
 
-def test_the_layer_holds_arm64_binaries_for_python_3_11() -> None:
+def test_the_layer_holds_only_pure_python_or_arm64_binaries_for_python_3_11() -> None:
+    tags = [
+        line.removeprefix("Tag:").strip()
+        for wheel in LAYER.glob("*.dist-info/WHEEL")
+        for line in wheel.read_text().splitlines()
+        if line.startswith("Tag:")
+    ]
     extensions = [path.name for path in LAYER.rglob("*.so")]
 
-    assert extensions
+    assert tags  # every installed distribution says what it was built for
+    for tag in tags:
+        assert tag.endswith("-none-any") or ("cp311" in tag and "aarch64" in tag), tag
     assert all(name.endswith(".cpython-311-aarch64-linux-gnu.so") for name in extensions)
 
 

@@ -1,16 +1,16 @@
 """Cold start: the cyclic garbage collector waits until the first invocation is answered.
 
 A cold start creates a few hundred thousand objects that live as long as the container
-(modules, classes, pydantic schemas, botocore's service model) and almost no garbage, yet
-CPython's collector walks them again and again while they are being created: about 40 ms of
-a 320 ms Api cold start, where the boto3 floor spends about 15.
+(modules, classes, botocore's service model) and almost no garbage, yet CPython's collector
+walks them again and again while they are being created (what that costs each function as
+built: docs/performance.md, "What each cold-start measure is worth").
 
 So in Lambda each handler module calls `pause_collector()` before its imports, and its
 entry point is wrapped in `resumes_collector`: once the first invocation has its answer,
 everything alive is moved to the permanent generation (`gc.freeze`, so later collections
 skip it too) and the collector runs as usual again. The price is that the few reference
-cycles that became garbage during start-up are never freed: about 700 objects, 180 KB, after
-an Api cold start (docs/performance.md).
+cycles that became garbage during start-up are never freed (a few hundred objects,
+docs/performance.md).
 
 Outside Lambda (tests, the local stack, tools that import a handler) nothing changes: a
 long-lived process that imports a handler and never invokes it must not run without a
