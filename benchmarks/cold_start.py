@@ -14,7 +14,7 @@ every other case at most 1.3x, compared on the process's CPU time: on a shared m
 wall time mostly measures waiting for a core (and AwardPodiums' run ends in a 1 s long poll,
 an empty answer meaning drained). The wall-time ratio is printed beside it.
 
-    python -m benchmarks.cold_start [--runs N] [--build DIR] [--measures] [--tracing]
+    python -m benchmarks.cold_start [--runs N] [--build DIR] [--measures] [--tracing] [--profile]
 
 --measures: what each cold-start measure of the code is worth (the case with it, as built,
 against the same case with it taken out). --tracing: what a tracing SDK would add (the X-Ray
@@ -27,6 +27,7 @@ import json
 import os
 import statistics
 import subprocess
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -182,6 +183,24 @@ MEASURES = [
     ),
 ]
 
+#: Profiles a case from before its handler loads to its answer (--profile).
+PROFILE = """
+import cProfile, io, os, pstats
+_profile = cProfile.Profile()
+_profile.enable()
+def wrap(handler):
+    def profiled(event, context):
+        try:
+            return handler(event, context)
+        finally:
+            _profile.disable()
+            out = io.StringIO()
+            pstats.Stats(_profile, stream=out).sort_stats("tottime").print_stats(30)
+            with open(os.environ["COLD_START_PROFILE"], "w") as report:
+                report.write(out.getvalue())
+    return profiled
+"""
+
 #: What a tracing SDK would add, installed beside the layer (requirements, then the variant).
 TRACING_EXTRAS = {
     "xray": ["aws-xray-sdk==2.15.0"],
@@ -243,6 +262,9 @@ def main() -> None:
     parser.add_argument("--build", type=Path, default=_lambda_env.BUILD, help="the sam build")
     parser.add_argument("--measures", action="store_true", help="what each measure is worth")
     parser.add_argument("--tracing", action="store_true", help="what a tracing SDK would add")
+    parser.add_argument(
+        "--profile", action="store_true", help="where each case's CPU time goes (cProfile)"
+    )
     args = parser.parse_args()
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
@@ -365,6 +387,13 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
     floor.run(AS_BUILT)
     for case in cases.values():
         case.run(AS_BUILT)
+    if args.profile:
+        for case in cases.values():
+            with tempfile.NamedTemporaryFile("r", suffix=".txt") as report:
+                case.run(Variant(prelude=PROFILE, env={"COLD_START_PROFILE": report.name}))
+                print(f"\n{case.name}: the functions that took the most CPU time\n")
+                print(report.read())
+        return
 
     def interleaved(runs: list[tuple[str, Callable[[], Sample]]]) -> dict[str, list[Sample]]:
         samples: dict[str, list[Sample]] = {name: [] for name, _ in runs}

@@ -15,13 +15,6 @@ startup.pause_collector()  # before the imports below: see ratings.lambda_suppor
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.utilities.batch import (
-    BatchProcessor,
-    EventType,
-    process_partial_response,
-)
-from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
-from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
@@ -29,9 +22,6 @@ from ratings.lambda_support import payloads, queues, telemetry
 
 logger = Logger()
 metrics = Metrics()
-# A batch whose records all failed is still a partial response: no function error, each
-# record retried on its own.
-processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
 def game_request(body: str) -> queues.Request:
@@ -63,15 +53,25 @@ consumer = queues.Consumer(
 )
 
 
-def rate_game(record: SQSRecord) -> None:
-    # LeftForRetry is a batch item failure: SQS delivers the record again.
-    consumer.settle(record.message_id, record.body)
-
-
 @startup.resumes_collector
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
-def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
-    return process_partial_response(
-        event=event, record_handler=rate_game, processor=processor, context=context
-    )
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """SQS's partial batch response: the records left for a retry are the batch item
+    failures, delivered again alone; the others are done (stored, duplicate or dead-lettered).
+    A batch whose records all failed is still a partial response, never a function error.
+
+    Powertools' BatchProcessor does the same, but importing it loads asyncio and every event
+    class of Powertools at each cold start, for a loop this short (docs/performance.md has
+    what it costs)."""
+    failures = []
+    for record in event.get("Records", []):
+        message_id = record["messageId"]
+        try:
+            consumer.settle(message_id, record["body"])
+        except queues.LeftForRetry:
+            failures.append({"itemIdentifier": message_id})
+        except Exception:  # even dead-lettering failed: SQS delivers the record again
+            logger.exception("game left for a retry after an unexpected error")
+            failures.append({"itemIdentifier": message_id})
+    return {"batchItemFailures": failures}
