@@ -541,8 +541,7 @@ def document(
             "description": (
                 "Rate games; read ratings, histories, leaderboards and podiums (docs/api.md). "
                 "Every answer is JSON; every error has the body ErrorBody. A known path with a "
-                "method it does not take is 405 method_not_allowed with an Allow header "
-                "(deployed, API Gateway answers it with 404)."
+                "method it does not take is 405 method_not_allowed with an Allow header."
             ),
         },
         "servers": servers,

@@ -69,7 +69,7 @@ def template_routes() -> list[tuple[str, str]]:
         (str(event.properties["Method"]).upper(), str(event.properties["Path"]))
         for function in spec.functions.values()
         for event in function.events
-        if event.kind == "Api"
+        if event.kind == "Api" and str(event.properties["Method"]).upper() != "ANY"
     )
 
 
