@@ -68,10 +68,10 @@ def test_count_ahead_is_exact_within_the_limit_and_none_beyond(any_storage: Stor
 
     for rank, (player_id, rating) in enumerate(board, start=1):
         ahead = rank - 1
-        tied_ahead = sum(1 for pid, r in board if r == rating and pid < player_id)
-        above = ahead - tied_ahead
-        for limit in (0, 1, above, above + 1, sharing[rating], sharing[rating] + 1, 500):
-            expected = None if above >= limit or sharing[rating] > limit else ahead
+        at_or_above = sum(1 for _pid, r in board if r >= rating)
+        crowded = (at_or_above - 2) // 2  # the largest limit whose bounded read is too short
+        for limit in (0, 1, ahead, ahead + 1, sharing[rating], crowded, crowded + 1, 500):
+            expected = None if ahead >= limit or at_or_above > 2 * limit + 2 else ahead
             found = any_storage.count_ahead(LADDER, rating, player_id, limit)
             assert found == expected, (player_id, rating, limit)
 

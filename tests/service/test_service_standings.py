@@ -108,12 +108,26 @@ def test_too_many_players_sharing_a_rating_make_the_rank_an_estimate(
     storage: InMemoryStorage, clock: FixedClock
 ) -> None:
     service = make(storage, clock, limit=3)
-    seat(storage, {"a": 1700, **{f"t{n}": 1600 for n in range(4)}})
+    seat(storage, {"a": 1700, **{f"t{n}": 1600 for n in range(9)}})
     service.refresh_standings(LADDER)
 
     found = standing(service, "t0")
 
-    assert (found["rank"], found["exact"]) == (3, False)  # 1 above, 4 share: the middle
+    # 10 entries at 1600 or more is past the bounded read (2 * 3 + 2): 1 above, 9 share, the
+    # estimate is the middle of the tie.
+    assert (found["rank"], found["exact"]) == (6, False)
+
+
+def test_a_tie_within_the_bounded_read_is_ranked_exactly(
+    storage: InMemoryStorage, clock: FixedClock
+) -> None:
+    service = make(storage, clock, limit=3)
+    seat(storage, {"a": 1700, **{f"t{n}": 1600 for n in range(4)}})
+    service.refresh_standings(LADDER)
+
+    assert (standing(service, "t0")["rank"], standing(service, "t0")["exact"]) == (2, True)
+    # t3 is 5th, past the limit of 3: estimated, as the middle of the 4 sharing 1600.
+    assert (standing(service, "t3")["rank"], standing(service, "t3")["exact"]) == (3, False)
 
 
 def test_an_estimate_is_off_by_at_most_the_players_sharing_the_rating(

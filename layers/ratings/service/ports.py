@@ -215,8 +215,9 @@ class Storage(ABC):
     @abstractmethod
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
         """Players ahead of (rating, player_id) in leaderboard order, other than `player_id`
-        itself; None when that is not known within a bounded read: `limit` or more players
-        rate higher, or more than `limit` players have exactly `rating`."""
+        itself; None when there are `limit` or more, or when it is not known within a bounded
+        read: more than 2 * limit + 2 entries rate `rating` or more (an entry of the player's
+        own included)."""
 
     @abstractmethod
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:

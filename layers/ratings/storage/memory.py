@@ -133,11 +133,15 @@ class InMemoryStorage(Storage):
 
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
         rows = self._board(ladder)
-        above = sum(1 for row in rows if row.rating > rating and row.player_id != player_id)
-        sharing = [row for row in rows if row.rating == rating]
-        if above >= limit or len(sharing) > limit:
+        at_or_above = [row for row in rows if row.rating >= rating]
+        ahead = sum(
+            1
+            for row in at_or_above
+            if row.player_id != player_id and (row.rating > rating or row.player_id < player_id)
+        )
+        if ahead >= limit or len(at_or_above) > 2 * limit + 2:
             return None
-        return above + sum(1 for row in sharing if row.player_id < player_id)
+        return ahead
 
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         for row in self._board(ladder):

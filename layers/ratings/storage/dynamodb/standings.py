@@ -81,60 +81,31 @@ class TableStandings(TableReads):
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
         if limit <= 0:
             return None
-        above = 0
+        # One Query a shard, counted by DynamoDB: of the entries rated `rating` or more (read
+        # at most `budget` of them, the player's own lagging entry included), those ahead.
+        budget = 2 * limit + 2
+        ahead = read = 0
         for shard in self._shards(ladder):
-            above += self._count_above(shard, rating, player_id, limit - above)
-            if above >= limit:
-                return None
-        sharing = 0
-        tied_ahead = 0
-        for shard in self._shards(ladder):
-            for other in self._ids_at(shard, rating, limit + 1 - sharing):
-                sharing += 1
-                tied_ahead += other < player_id
-            if sharing > limit:
-                return None
-        return above + tied_ahead
-
-    def _count_above(self, shard: str, rating: int, player_id: str, limit: int) -> int:
-        """Entries of the shard rated above `rating` other than `player_id`'s own (which may
-        lag behind its state), counted by DynamoDB up to `limit`."""
-        counted = 0
-        start_key = None
-        while counted < limit:
-            response = self._query(
-                shard,
-                range_key_condition=RatingsItem.lb_rating > rating,
-                filter_condition=StateItem.player_id != player_id,
-                index_name=LEADERBOARD_INDEX,
-                select=COUNT,
-                limit=limit - counted,
-                exclusive_start_key=start_key,
-            )
-            counted += int(response.get("Count", 0))
-            start_key = response.get("LastEvaluatedKey")
-            if not start_key:
-                break
-        return counted
-
-    def _ids_at(self, shard: str, rating: int, limit: int) -> Iterator[str]:
-        """Ids of the shard's entries at exactly `rating`, at most `limit` of them."""
-        read = 0
-        start_key = None
-        while read < limit:
-            response = self._query(
-                shard,
-                range_key_condition=RatingsItem.lb_rating == rating,
-                index_name=LEADERBOARD_INDEX,
-                limit=limit - read,
-                exclusive_start_key=start_key,
-            )
-            for raw in response.get("Items", []):
-                read += 1
-                yield raw["player_id"]["S"]
-            start_key = response.get("LastEvaluatedKey")
-            if not start_key:
-                return
+            start_key = None
+            while True:
+                response = self._query(
+                    shard,
+                    range_key_condition=RatingsItem.lb_rating >= rating,
+                    filter_condition=(StateItem.player_id != player_id)
+                    & ((RatingsItem.lb_rating > rating) | (StateItem.player_id < player_id)),
+                    index_name=LEADERBOARD_INDEX,
+                    select=COUNT,
+                    limit=budget + 1 - read,
+                    exclusive_start_key=start_key,
+                )
+                ahead += int(response.get("Count", 0))
+                read += int(response.get("ScannedCount", 0))
+                if read > budget or ahead >= limit:
+                    return None
+                start_key = response.get("LastEvaluatedKey")
+                if not start_key:
+                    break
+        return ahead
 
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         # Only the two attributes the histogram needs travel back; the read units are those
