@@ -195,7 +195,7 @@ def wrap(handler):
         finally:
             _profile.disable()
             out = io.StringIO()
-            pstats.Stats(_profile, stream=out).sort_stats("tottime").print_stats(30)
+            pstats.Stats(_profile, stream=out).sort_stats("cumulative").print_stats(40)
             with open(os.environ["COLD_START_PROFILE"], "w") as report:
                 report.write(out.getvalue())
     return profiled
