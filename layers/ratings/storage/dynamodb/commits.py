@@ -23,7 +23,6 @@ from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
     GAME_SK,
-    STATE_SK,
     TOURNAMENT_SK,
     BoundTable,
     GameItem,
@@ -36,7 +35,7 @@ from ratings.storage.dynamodb.layout import (
     game_key,
     leaderboard_shard,
     link_key,
-    player_key,
+    state_item_of,
     tournament_key,
 )
 
@@ -119,17 +118,7 @@ class TableCommits(BoundTable):
 
     def _state_writes(self, states: Sequence[StateWrite]) -> Iterator[_Tx]:
         for write in states:
-            item = StateItem(
-                player_key(write.ladder, write.player_id),
-                STATE_SK,
-                ladder=write.ladder,
-                player_id=write.player_id,
-                rating=write.rating,
-                ranked_games=write.ranked_games,
-                version=write.expected_version + 1,
-                absorbed_id=write.absorbed_id,
-                listed=write.listed,
-            )
+            item = state_item_of(write.record())
             # The leaderboard index is sparse: listed players with a ranked game only.
             if write.ranked_games > 0 and write.listed:
                 item.lb_shard = leaderboard_shard(write.ladder, write.player_id, self.shards)
