@@ -63,9 +63,7 @@ class TableCommits(BoundTable):
             result=compact_json(game.result),
             expires_at=game.expires_at,
         )
-        self._commit_record(
-            _Tx(record, GameItem.pk.does_not_exist(), AlreadyStored), states, events
-        )
+        self._commit_record(record, states, events)
 
     def commit_tournament(
         self,
@@ -79,9 +77,7 @@ class TableCommits(BoundTable):
             fingerprint=tournament.fingerprint,
             result=compact_json(tournament.result),
         )
-        self._commit_record(
-            _Tx(record, TournamentItem.pk.does_not_exist(), AlreadyStored), states, events
-        )
+        self._commit_record(record, states, events)
 
     def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
         anonymous, account = link.anonymous_id, link.account_id
@@ -105,12 +101,12 @@ class TableCommits(BoundTable):
         )
 
     def _commit_record(
-        self, record: _Tx, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
+        self, record: RatingsItem, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
     ) -> None:
         """A record created once (game, tournament), with the states and events it changes."""
         self._transact(
             [
-                record,
+                _Tx(record, RatingsItem.pk.does_not_exist(), AlreadyStored),
                 *self._state_writes(states),
                 *(_Tx(event_item(event), None, WriteConflict) for event in events),
             ]
