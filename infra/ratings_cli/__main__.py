@@ -121,8 +121,17 @@ def _active_days_argument(command: argparse.ArgumentParser) -> None:
     )
 
 
+def _games_file_command(commands: Any, name: str, **texts: str) -> argparse.ArgumentParser:
+    """A command that reads the games of one ladder from a JSON Lines file."""
+    command: argparse.ArgumentParser = commands.add_parser(name, **texts)
+    command.add_argument("games", type=Path, metavar="GAMES.jsonl")
+    command.add_argument("--ladder", required=True, help="ladder id, e.g. backgammon")
+    return command
+
+
 def _replay_parser(commands: Any) -> None:
-    command = commands.add_parser(
+    command = _games_file_command(
+        commands,
         "replay",
         help="rate a history from scratch under given rules",
         description=(
@@ -132,8 +141,6 @@ def _replay_parser(commands: Any) -> None:
             "with --output and the final table with --table-out; prints a summary."
         ),
     )
-    command.add_argument("games", type=Path, metavar="GAMES.jsonl")
-    command.add_argument("--ladder", required=True, help="ladder id, e.g. backgammon")
     _rules_arguments(command)
     command.add_argument(
         "-o", "--output", help="per-game results as JSON Lines ('-': standard output)"
@@ -152,7 +159,8 @@ def _replay_parser(commands: Any) -> None:
 
 
 def _calibrate_parser(commands: Any) -> None:
-    command = commands.add_parser(
+    command = _games_file_command(
+        commands,
         "calibrate",
         help="compare the expected-score curve with results; fit the divisor",
         description=(
@@ -162,8 +170,6 @@ def _calibrate_parser(commands: Any) -> None:
             "noise, report the rating spread, and draw it all in a PNG."
         ),
     )
-    command.add_argument("games", type=Path, metavar="GAMES.jsonl")
-    command.add_argument("--ladder", required=True, help="ladder id, e.g. backgammon")
     command.add_argument(
         "--divisor",
         type=float,
@@ -218,39 +224,26 @@ def _simulate_parser(commands: Any) -> None:
     )
     command.add_argument("--players", type=int, default=defaults.players)
     command.add_argument("--games", type=int, default=defaults.games)
-    command.add_argument(
+    _float_option(
+        command,
         "--luck",
-        type=float,
-        default=defaults.luck,
-        help="share of games decided by a coin flip on top of the skill curve, 0..1 "
-        f"(default {defaults.luck:g})",
+        defaults.luck,
+        "share of games decided by a coin flip on top of the skill curve, 0..1",
     )
-    command.add_argument(
+    _float_option(
+        command,
         "--true-divisor",
-        type=float,
-        default=defaults.true_divisor,
-        help="divisor of the real skill curve; 1200 is backgammon's dice "
-        f"(default {defaults.true_divisor:g})",
+        defaults.true_divisor,
+        "divisor of the real skill curve; 1200 is backgammon's dice",
     )
-    command.add_argument(
-        "--spread",
-        type=float,
-        default=defaults.spread,
-        help=f"sd of the hidden strengths, in points (default {defaults.spread:g})",
-    )
-    command.add_argument(
+    _float_option(command, "--spread", defaults.spread, "sd of the hidden strengths, in points")
+    _float_option(
+        command,
         "--activity",
-        type=float,
-        default=defaults.activity,
-        help="sd of log activity: how unequally often players play "
-        f"(default {defaults.activity:g})",
+        defaults.activity,
+        "sd of log activity: how unequally often players play",
     )
-    command.add_argument(
-        "--days",
-        type=float,
-        default=defaults.days,
-        help=f"days the games are spread over (default {defaults.days:g})",
-    )
+    _float_option(command, "--days", defaults.days, "days the games are spread over")
     command.add_argument(
         "--start",
         default=defaults.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -265,6 +258,10 @@ def _simulate_parser(commands: Any) -> None:
     )
     _progress_arguments(command)
     command.set_defaults(run=run_simulate)
+
+
+def _float_option(command: argparse.ArgumentParser, flag: str, default: float, help: str) -> None:
+    command.add_argument(flag, type=float, default=default, help=f"{help} (default {default:g})")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,13 @@ def raw(body: dict[str, Any], **replace_literal: str) -> str:
     return text
 
 
+def key_refused(
+    name: str, method: str, path: str, body: str | None, *, api_key: str | None
+) -> Hostile:
+    """A request refused for its x-api-key (missing, wrong, empty, a prefix of the key)."""
+    return Hostile(name, method, path, body, 403, "forbidden", ("x-api-key",), api_key=api_key)
+
+
 def when(delta: timedelta) -> str:
     return (datetime.now(UTC) + delta).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -589,39 +596,10 @@ def cases() -> list[Hostile]:
             {"content-type": "application/xml"},
         ),
         # API key
-        Hostile(
-            "no-key",
-            "POST",
-            GAMES,
-            json.dumps(game()),
-            403,
-            "forbidden",
-            ("x-api-key",),
-            api_key=None,
-        ),
-        Hostile(
-            "wrong-key",
-            "POST",
-            GAMES,
-            json.dumps(game()),
-            403,
-            "forbidden",
-            ("x-api-key",),
-            api_key=API_KEY + "x",
-        ),
-        Hostile(
-            "empty-key", "GET", "/v1/ladders", None, 403, "forbidden", ("x-api-key",), api_key=""
-        ),
-        Hostile(
-            "key-prefix",
-            "GET",
-            PLAYER + "alice",
-            None,
-            403,
-            "forbidden",
-            ("x-api-key",),
-            api_key=API_KEY[:-1],
-        ),
+        key_refused("no-key", "POST", GAMES, json.dumps(game()), api_key=None),
+        key_refused("wrong-key", "POST", GAMES, json.dumps(game()), api_key=API_KEY + "x"),
+        key_refused("empty-key", "GET", "/v1/ladders", None, api_key=""),
+        key_refused("key-prefix", "GET", PLAYER + "alice", None, api_key=API_KEY[:-1]),
     ]
 
 

@@ -9,34 +9,17 @@ using it are marked `xdist_group("local_stack")` (and `make test` runs with --di
 
 import hashlib
 import json
-import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import boto3
 import pytest
 
-from ratings import wiring
-from ratings_local.stack import LocalStack, Options
+# The plugin's, which a game backend's tests use too: the test directories start theirs with it.
+from ratings_local.pytest_plugin import running_stack as running_stack
+from ratings_local.stack import LocalStack
 from support.http import Client
-
-
-@contextmanager
-def running_stack(**options: Any) -> Iterator[LocalStack]:
-    """A started LocalStack (`options` as for `Options`, free ports by default)."""
-    saved = dict(os.environ)
-    settings = {"port": 0, "aws_port": 0, "schedule_interval": 3600, **options}
-    local = LocalStack(Options(**settings))
-    try:
-        local.start()
-        yield local
-    finally:
-        local.stop()
-        os.environ.clear()
-        os.environ.update(saved)
-        wiring.reset()
 
 
 def aws_client(stack: LocalStack, service: str) -> Any:

@@ -3,6 +3,7 @@ policies, queues, API, schedule, alarms and outputs are as intended."""
 
 from typing import Any
 
+import pytest
 import yaml
 from cfnlint.api import ManualArgs, lint_file
 from support.template import ROOT, TEMPLATE, resources_of
@@ -141,22 +142,25 @@ def test_the_api_needs_a_key_and_throttles_per_key(template: dict[str, Any]) -> 
         assert body.startswith('{"error": {"code": "')
 
 
-def test_the_schedule_runs_award_podiums(template: dict[str, Any]) -> None:
-    function = template["Resources"]["AwardPodiumsFunction"]["Properties"]
+@pytest.mark.parametrize(
+    ("function_id", "rate"),
+    [
+        ("AwardPodiumsFunction", "PodiumScheduleRate"),
+        ("RefreshStandingsFunction", "StandingsScheduleRate"),
+    ],
+)
+def test_a_schedule_runs_the_function(
+    template: dict[str, Any], function_id: str, rate: str
+) -> None:
+    function = template["Resources"][function_id]["Properties"]
     (event,) = function["Events"].values()
 
     assert event["Type"] == "Schedule"
-    assert event["Properties"]["Schedule"] == {"Ref": "PodiumScheduleRate"}
-    assert template["Parameters"]["PodiumScheduleRate"]["Default"] == "rate(5 minutes)"
+    assert event["Properties"]["Schedule"] == {"Ref": rate}
+    assert template["Parameters"][rate]["Default"] == "rate(5 minutes)"
 
 
-def test_the_schedule_runs_refresh_standings(template: dict[str, Any]) -> None:
-    function = template["Resources"]["RefreshStandingsFunction"]["Properties"]
-    (event,) = function["Events"].values()
-
-    assert event["Type"] == "Schedule"
-    assert event["Properties"]["Schedule"] == {"Ref": "StandingsScheduleRate"}
-    assert template["Parameters"]["StandingsScheduleRate"]["Default"] == "rate(5 minutes)"
+def test_the_functions_read_the_exact_rank_limit(template: dict[str, Any]) -> None:
     variables = template["Globals"]["Function"]["Environment"]["Variables"]
     assert variables["RATINGS_EXACT_RANK_LIMIT"] == {"Ref": "ExactRankLimit"}
 

@@ -58,6 +58,18 @@ class StateWrite:
     absorbed_id: str | None = None
     listed: bool = True
 
+    def record(self) -> PlayerRecord:
+        """The state this write leaves once committed: its version is one past the expected."""
+        return PlayerRecord(
+            ladder=self.ladder,
+            player_id=self.player_id,
+            rating=self.rating,
+            ranked_games=self.ranked_games,
+            version=self.expected_version + 1,
+            absorbed_id=self.absorbed_id,
+            listed=self.listed,
+        )
+
 
 @dataclass(frozen=True)
 class PlayerEvent:

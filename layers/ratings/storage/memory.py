@@ -244,15 +244,7 @@ class InMemoryStorage(Storage):
                     raise WriteConflict(write.player_id)
             apply_record()
             for write in states:
-                self.states[(write.ladder, write.player_id)] = PlayerRecord(
-                    ladder=write.ladder,
-                    player_id=write.player_id,
-                    rating=write.rating,
-                    ranked_games=write.ranked_games,
-                    version=write.expected_version + 1,
-                    absorbed_id=write.absorbed_id,
-                    listed=write.listed,
-                )
+                self.states[(write.ladder, write.player_id)] = write.record()
             for event in events:
                 self.events.setdefault((event.ladder, event.player_id), []).append(event)
             self.commits += 1

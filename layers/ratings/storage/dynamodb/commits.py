@@ -23,7 +23,6 @@ from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
     GAME_SK,
-    STATE_SK,
     TOURNAMENT_SK,
     BoundTable,
     GameItem,
@@ -36,7 +35,7 @@ from ratings.storage.dynamodb.layout import (
     game_key,
     leaderboard_shard,
     link_key,
-    player_key,
+    state_item_of,
     tournament_key,
 )
 
@@ -64,9 +63,7 @@ class TableCommits(BoundTable):
             result=compact_json(game.result),
             expires_at=game.expires_at,
         )
-        self._commit_record(
-            _Tx(record, GameItem.pk.does_not_exist(), AlreadyStored), states, events
-        )
+        self._commit_record(record, states, events)
 
     def commit_tournament(
         self,
@@ -80,9 +77,7 @@ class TableCommits(BoundTable):
             fingerprint=tournament.fingerprint,
             result=compact_json(tournament.result),
         )
-        self._commit_record(
-            _Tx(record, TournamentItem.pk.does_not_exist(), AlreadyStored), states, events
-        )
+        self._commit_record(record, states, events)
 
     def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
         anonymous, account = link.anonymous_id, link.account_id
@@ -106,12 +101,12 @@ class TableCommits(BoundTable):
         )
 
     def _commit_record(
-        self, record: _Tx, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
+        self, record: RatingsItem, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
     ) -> None:
         """A record created once (game, tournament), with the states and events it changes."""
         self._transact(
             [
-                record,
+                _Tx(record, RatingsItem.pk.does_not_exist(), AlreadyStored),
                 *self._state_writes(states),
                 *(_Tx(event_item(event), None, WriteConflict) for event in events),
             ]
@@ -119,17 +114,7 @@ class TableCommits(BoundTable):
 
     def _state_writes(self, states: Sequence[StateWrite]) -> Iterator[_Tx]:
         for write in states:
-            item = StateItem(
-                player_key(write.ladder, write.player_id),
-                STATE_SK,
-                ladder=write.ladder,
-                player_id=write.player_id,
-                rating=write.rating,
-                ranked_games=write.ranked_games,
-                version=write.expected_version + 1,
-                absorbed_id=write.absorbed_id,
-                listed=write.listed,
-            )
+            item = state_item_of(write.record())
             # The leaderboard index is sparse: listed players with a ranked game only.
             if write.ranked_games > 0 and write.listed:
                 item.lb_shard = leaderboard_shard(write.ladder, write.player_id, self.shards)

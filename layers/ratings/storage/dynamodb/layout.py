@@ -8,6 +8,7 @@ two in step.
 import json
 import zlib
 from collections.abc import Mapping
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -211,6 +212,11 @@ def record_of(item: StateItem) -> PlayerRecord:
         absorbed_id=item.absorbed_id,
         listed=item.listed is not False,
     )
+
+
+def state_item_of(record: PlayerRecord) -> StateItem:
+    # The item's attributes are the record's fields, by name: record_of reads them back.
+    return StateItem(player_key(record.ladder, record.player_id), STATE_SK, **asdict(record))
 
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:

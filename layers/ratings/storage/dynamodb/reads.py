@@ -3,12 +3,14 @@ key-range queries for the recent-games window, history pages and the sharded lea
 """
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from pynamodb.constants import COUNT
+from pynamodb.expressions.condition import Condition
 
+from ratings.rules.standings import board_order
 from ratings.service.ports import (
     EventPosition,
     GameReads,
@@ -165,20 +167,39 @@ class TableReads(BoundTable):
         rows: list[LeaderboardRow] = []
         for shard in range(self.shards):
             rows.extend(self._shard_top(f"{ladder}#{shard}", limit, after))
-        rows.sort(key=lambda row: (-row.rating, row.player_id))
+        rows.sort(key=lambda row: board_order(row.rating, row.player_id))
         return rows[:limit]
 
     def _shard_top(
         self, shard: str, limit: int, after: tuple[int, str] | None
     ) -> Iterator[LeaderboardRow]:
-        """The shard's first `limit` rows after `after`, plus every row tied with the last.
+        """The shard's first `limit` rows after `after`, plus every row tied with the last."""
+        if after is None:
+            return self._shard_rows(shard, limit, None, ascending=False, skip=lambda _: False)
+        start = board_order(*after)
+        return self._shard_rows(
+            shard,
+            limit,
+            RatingsItem.lb_rating <= after[0],
+            ascending=False,
+            skip=lambda position: position <= start,
+        )
+
+    def _shard_rows(
+        self,
+        shard: str,
+        limit: int,
+        condition: Condition | None,
+        *,
+        ascending: bool,
+        skip: Callable[[tuple[int, str]], bool],
+    ) -> Iterator[LeaderboardRow]:
+        """The shard's first `limit` rows in rating order within `condition` whose board
+        position (`board_order`) `skip` does not reject, plus every row tied with the last.
 
         Rows of equal rating come in no particular order from the index, so the shard is read
-        until the rating drops below the `limit`-th row's: no tie can then be missed.
+        until the rating moves past the `limit`-th row's: no tie can then be missed.
         """
-        condition = None
-        if after is not None:
-            condition = RatingsItem.lb_rating <= after[0]
         taken = 0
         boundary: int | None = None
         start_key = None
@@ -187,16 +208,17 @@ class TableReads(BoundTable):
                 shard,
                 range_key_condition=condition,
                 index_name=LEADERBOARD_INDEX,
-                scan_index_forward=False,
+                scan_index_forward=ascending,
                 limit=limit + 1,
                 exclusive_start_key=start_key,
             )
             for raw in response.get("Items", []):
                 rating = int(raw["lb_rating"]["N"])
                 player_id = raw["player_id"]["S"]
-                if after is not None and (-rating, player_id) <= (-after[0], after[1]):
+                if skip(board_order(rating, player_id)):
                     continue
-                if boundary is not None and rating < boundary:
+                # The index is in rating order: the first other rating is past the boundary.
+                if boundary is not None and rating != boundary:
                     return
                 yield LeaderboardRow(player_id, rating, int(raw["ranked_games"]["N"]))
                 taken += 1

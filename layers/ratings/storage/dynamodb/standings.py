@@ -50,33 +50,15 @@ class TableStandings(TableReads):
         self, shard: str, limit: int, before: tuple[int, str]
     ) -> Iterator[LeaderboardRow]:
         """The shard's `limit` rows nearest ahead of `before`, plus every row tied with the
-        farthest of them (the index keeps equal ratings in no particular order)."""
-        taken = 0
-        boundary: int | None = None
-        start_key = None
-        while True:
-            response = self._query(
-                shard,
-                range_key_condition=RatingsItem.lb_rating >= before[0],
-                index_name=LEADERBOARD_INDEX,
-                scan_index_forward=True,
-                limit=limit + 1,
-                exclusive_start_key=start_key,
-            )
-            for raw in response.get("Items", []):
-                rating = int(raw["lb_rating"]["N"])
-                player_id = raw["player_id"]["S"]
-                if board_order(rating, player_id) >= board_order(*before):
-                    continue
-                if boundary is not None and rating > boundary:
-                    return
-                yield LeaderboardRow(player_id, rating, int(raw["ranked_games"]["N"]))
-                taken += 1
-                if taken == limit:
-                    boundary = rating
-            start_key = response.get("LastEvaluatedKey")
-            if not start_key:
-                return
+        farthest of them."""
+        end = board_order(*before)
+        return self._shard_rows(
+            shard,
+            limit,
+            RatingsItem.lb_rating >= before[0],
+            ascending=True,
+            skip=lambda position: position >= end,
+        )
 
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
         if limit <= 0:
