@@ -104,30 +104,32 @@ def test_exact_rank_orders_ties_by_player_id(storage: InMemoryStorage, clock: Fi
     assert {pid: standing(service, pid)["rank"] for pid in "abmzy"} == board_ranks(service)
 
 
-def test_too_many_players_sharing_a_rating_make_the_rank_an_estimate(
-    storage: InMemoryStorage, clock: FixedClock
+@pytest.mark.parametrize(
+    ("sharing", "player", "expected"),
+    [
+        # 10 entries at 1600 or more is past the bounded read (2 * 3 + 2): 1 above, 9 share,
+        # the estimate is the middle of the tie.
+        (9, "t0", (6, False)),
+        # 5 entries are within the read: t0 is 2nd, exactly.
+        (4, "t0", (2, True)),
+        # t3 is 5th, past the limit of 3: estimated, as the middle of the 4 sharing 1600.
+        (4, "t3", (3, False)),
+    ],
+)
+def test_ties_are_ranked_exactly_within_the_bounded_read_else_estimated(
+    storage: InMemoryStorage,
+    clock: FixedClock,
+    sharing: int,
+    player: str,
+    expected: tuple[int, bool],
 ) -> None:
     service = make(storage, clock, limit=3)
-    seat(storage, {"a": 1700, **{f"t{n}": 1600 for n in range(9)}})
+    seat(storage, {"a": 1700, **{f"t{n}": 1600 for n in range(sharing)}})
     service.refresh_standings(LADDER)
 
-    found = standing(service, "t0")
+    found = standing(service, player)
 
-    # 10 entries at 1600 or more is past the bounded read (2 * 3 + 2): 1 above, 9 share, the
-    # estimate is the middle of the tie.
-    assert (found["rank"], found["exact"]) == (6, False)
-
-
-def test_a_tie_within_the_bounded_read_is_ranked_exactly(
-    storage: InMemoryStorage, clock: FixedClock
-) -> None:
-    service = make(storage, clock, limit=3)
-    seat(storage, {"a": 1700, **{f"t{n}": 1600 for n in range(4)}})
-    service.refresh_standings(LADDER)
-
-    assert (standing(service, "t0")["rank"], standing(service, "t0")["exact"]) == (2, True)
-    # t3 is 5th, past the limit of 3: estimated, as the middle of the 4 sharing 1600.
-    assert (standing(service, "t3")["rank"], standing(service, "t3")["exact"]) == (3, False)
+    assert (found["rank"], found["exact"]) == expected
 
 
 def test_an_estimate_is_off_by_at_most_the_players_sharing_the_rating(
