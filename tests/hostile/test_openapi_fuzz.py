@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -35,7 +35,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 from support.http import API_KEY, Reply, assert_error, send
-from support.stack import table_digest
+from support.stack import fuzz_settings, table_digest
 
 from ratings.wiring import LADDERS
 from ratings_local.stack import DEFAULT_TEMPLATE, LocalStack
@@ -132,13 +132,7 @@ def test_every_answer_conforms_to_the_document(
     statuses: Counter[int] = Counter()
     started = time.monotonic()
 
-    @settings(
-        max_examples=2 * EXAMPLES,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @fuzz_settings(2 * EXAMPLES)
     @given(
         case=st.one_of(
             operation.as_strategy(GenerationMode.POSITIVE),
@@ -192,13 +186,7 @@ def test_bodies_valid_by_the_document_are_refused_only_for_stated_rules(
     as_sent: Counter[str] = Counter()
     rules_met: Counter[str] = Counter()
 
-    @settings(
-        max_examples=BODIES,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @fuzz_settings(BODIES)
     @given(case=operation.as_strategy(GenerationMode.POSITIVE))
     def check(case: Any) -> None:
         body = case.body

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from support.games import game
 from support.http import send
-from support.stack import sqs_client
+from support.stack import fuzz_settings, sqs_client
 
 from ratings_local.stack import LocalStack, sqs_record
 
@@ -147,13 +147,7 @@ def assert_each_stored_or_dead_lettered(
 def test_any_message_is_stored_or_dead_lettered_never_retried(stack: LocalStack, sqs: Any) -> None:
     outcomes: Counter[str] = Counter()
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @fuzz_settings(EXAMPLES)
     @given(messages=st.lists(bodies, min_size=1, max_size=9), repeat=st.booleans())
     def check(messages: list[str], repeat: bool) -> None:
         if repeat:  # a redelivery in the same batch: stored once, then "already stored"

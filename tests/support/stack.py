@@ -15,6 +15,7 @@ from typing import Any
 
 import boto3
 import pytest
+from hypothesis import HealthCheck, settings
 
 # The plugin's, which a game backend's tests use too: the test directories start theirs with it.
 from ratings_local.pytest_plugin import running_stack as running_stack
@@ -74,3 +75,16 @@ def client(stack: LocalStack) -> Client:
 @pytest.fixture(scope="module")
 def sqs(stack: LocalStack) -> Any:
     return sqs_client(stack)
+
+
+def fuzz_settings(examples: int) -> settings:
+    """Hypothesis settings for generating requests against a running stack: the same examples
+    every run (no database, derandomized), no deadline (a request takes what it takes), and no
+    health check (the strategies are meant to make big and mostly invalid inputs)."""
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
