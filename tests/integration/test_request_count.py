@@ -197,9 +197,9 @@ def test_requests_of_the_other_use_cases(
         "podium": ["GetItem", "BatchGetItem", "TransactWriteItems"],
         "podium again": ["GetItem"],
         "link": ["BatchGetItem", "TransactWriteItems"],
-        # The state and the window, then the standing: per shard a count of the players
-        # above and a read of those at the same rating, and the histogram.
-        "player": ["BatchGetItem", "Query", *shards, *shards, "GetItem"],
+        # The state and the window, then the standing: per shard one count of the players
+        # ahead, and the histogram.
+        "player": ["BatchGetItem", "Query", *shards, "GetItem"],
         "history": ["GetItem", "Query"],
         "leaderboard": shards,
         "game": ["GetItem"],
