@@ -194,8 +194,8 @@ def test_requests_of_the_other_use_cases(
     shards = ["Query"] * dynamo_storage.shards
 
     assert costs == {
-        "podium": ["GetItem", "BatchGetItem", "TransactWriteItems"],
-        "podium again": ["GetItem"],
+        "podium": ["BatchGetItem", "TransactWriteItems"],
+        "podium again": ["BatchGetItem"],
         "link": ["BatchGetItem", "TransactWriteItems"],
         # The state and the window, then the standing: per shard one count of the players
         # ahead, and the histogram.

@@ -32,11 +32,10 @@ class PodiumUseCases(ServiceBase):
         return self._with_retries("podium", lambda: self._award_once(ladder, podium))
 
     def _award_once(self, ladder: Ladder, podium: PodiumInput) -> Submitted:
-        existing = self._storage.get_tournament(ladder.ladder_id, podium.tournament_id)
-        if existing is not None:
-            return self._replay_tournament(existing, podium)
         ids = [player_id for _place, player_id in podium.podium]
-        reads = self._storage.read_for_game(ladder.ladder_id, None, ids)
+        reads = self._storage.read_for_podium(ladder.ladder_id, podium.tournament_id, ids)
+        if reads.tournament is not None:
+            return self._replay_tournament(reads.tournament, podium)
         resolved = [reads.links.get(player_id, player_id) for player_id in ids]
         if len(set(resolved)) != len(resolved):
             raise InvalidInput("podium", "podium players must be different people (after linking)")

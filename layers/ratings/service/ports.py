@@ -109,6 +109,17 @@ class StoredTournament:
 
 
 @dataclass(frozen=True)
+class PodiumReads:
+    """What awarding a podium needs to read first, fetched together."""
+
+    tournament: "StoredTournament | None"
+    #: player id -> account id, for the ids that are linked anonymous ids.
+    links: Mapping[str, str]
+    #: player id -> state, for the ids asked for (missing: never stored).
+    states: Mapping[str, PlayerRecord]
+
+
+@dataclass(frozen=True)
 class GameReads:
     """What rating a game needs to read first, fetched together."""
 
@@ -189,6 +200,13 @@ class Storage(ABC):
 
     @abstractmethod
     def get_game(self, ladder: str, game_id: str) -> StoredGame | None: ...
+
+    @abstractmethod
+    def read_for_podium(
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+    ) -> PodiumReads:
+        """The tournament record, the links and the states of `player_ids`, in one round
+        trip."""
 
     @abstractmethod
     def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None: ...

@@ -21,6 +21,7 @@ from ratings.service.ports import (
     LinkReads,
     PlayerEvent,
     PlayerRecord,
+    PodiumReads,
     Standings,
     StateWrite,
     Storage,
@@ -79,6 +80,14 @@ class InMemoryStorage(Storage):
 
     def get_game(self, ladder: str, game_id: str) -> StoredGame | None:
         return self.games.get((ladder, game_id))
+
+    def read_for_podium(
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+    ) -> PodiumReads:
+        with self._lock:
+            tournament = self.tournaments.get((ladder, tournament_id))
+            links = {pid: self.links[pid] for pid in player_ids if pid in self.links}
+            return PodiumReads(tournament, links, self.read_states(ladder, player_ids))
 
     def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None:
         return self.tournaments.get((ladder, tournament_id))

@@ -18,6 +18,7 @@ from ratings.service.ports import (
     LeaderboardRow,
     LinkReads,
     PlayerRecord,
+    PodiumReads,
     StoredGame,
     StoredTournament,
 )
@@ -72,6 +73,26 @@ class TableReads(BoundTable):
             elif isinstance(item, StateItem):
                 states[item.player_id] = record_of(item)
         return GameReads(game, links, states)
+
+    def read_for_podium(
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+    ) -> PodiumReads:
+        keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
+        keys += [(link_key(pid), ANON_SK) for pid in player_ids]
+        keys.append((tournament_key(ladder, tournament_id), TOURNAMENT_SK))
+        tournament = None
+        links: dict[str, str] = {}
+        states: dict[str, PlayerRecord] = {}
+        for item in self._batch_get(keys):
+            if isinstance(item, TournamentItem):
+                tournament = StoredTournament(
+                    ladder, tournament_id, item.fingerprint, json.loads(item.result)
+                )
+            elif isinstance(item, LinkItem):
+                links[item.pk.removeprefix(LINK_PK_PREFIX)] = item.other_id
+            elif isinstance(item, StateItem):
+                states[item.player_id] = record_of(item)
+        return PodiumReads(tournament, links, states)
 
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, PlayerRecord]:
         keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
