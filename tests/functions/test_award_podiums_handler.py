@@ -177,6 +177,23 @@ def test_no_time_left_means_no_receive(award_podiums: ModuleType, stack: Stack) 
     assert queue_depth(stack) == (1, 0)
 
 
+def test_a_batch_of_fewer_than_ten_ends_the_drain_without_another_long_poll(
+    award_podiums: ModuleType, stack: Stack
+) -> None:
+    receives: list[str] = []
+    wiring.sqs_client().meta.events.register(
+        "before-call.sqs.ReceiveMessage", lambda **kwargs: receives.append("receive")
+    )
+    send(stack, *(json.dumps(recent_podium(f"t-few-{n}", f"few{n}")) for n in range(13)))
+
+    first = run(award_podiums)  # a full batch of 10, then 3: the queue had no more
+    second = run(award_podiums)  # an empty queue: one receive, empty
+
+    assert (first["awarded"], second["awarded"]) == (13, 0)
+    assert receives == ["receive"] * 3
+    assert queue_depth(stack) == (0, 0)
+
+
 def test_an_empty_queue_is_a_quiet_run(award_podiums: ModuleType, stack: Stack) -> None:
     assert sum(run(award_podiums).values()) == 0
 

@@ -178,6 +178,10 @@ def receive_batches(
 ) -> Iterator[list["MessageTypeDef"]]:
     """Batches of up to ten messages until the queue is empty or `deadline` (monotonic) passes.
 
+    A long poll asks every SQS server, so a batch of fewer than ten means the queue had no
+    more visible messages: the drain ends there rather than pay one more long poll (a second
+    of the run) to hear so. What arrives later waits for the next run.
+
     A caller deletes what it has handled; whatever it leaves becomes visible again after the
     queue's visibility timeout (or at once, through `release`).
     """
@@ -194,6 +198,8 @@ def receive_batches(
         if not messages:
             return
         yield messages
+        if len(messages) < BATCH_SIZE:
+            return
 
 
 def delete(client: "SQSClient", queue_url: str, messages: Sequence["MessageTypeDef"]) -> int:
