@@ -2,7 +2,7 @@
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 #: Every environment variable the code reads, with what it is for (the template sets them).
 ENVIRONMENT = {
@@ -17,8 +17,7 @@ ENVIRONMENT = {
 }
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     table_name: str
     region: str = "us-east-1"
     #: Set only locally: the emulated AWS endpoint (boto3 reads AWS_ENDPOINT_URL itself).

@@ -7,8 +7,7 @@ retry it). An error with no mapping is a bug on our side: the adapters log it an
 
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ratings.aws_errors import TRANSIENT_AWS_CODES
 from ratings.service.errors import (
@@ -40,8 +39,7 @@ class PayloadTooLarge(Exception):
         self.message = str(self)
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """What a caller is told about a request that did not succeed."""
 
     status: int

@@ -7,9 +7,8 @@ built (wiring is the top of the package and may import this module, never the re
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ratings.lambda_support import telemetry
 from ratings.lambda_support.problems import Problem, problem_for
@@ -50,8 +49,7 @@ class LeftForRetry(Exception):
     error that left it."""
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """A message's use case call, once its body is read."""
 
     #: Logged with every line about the message, when `logged_id` has the shape of an id.
@@ -60,8 +58,7 @@ class Request:
     submit: "Callable[[RatingService], Submitted]"
 
 
-@dataclass(frozen=True)
-class LogLines:
+class LogLines(NamedTuple):
     """What the consumer logs about its messages, in words of their queue."""
 
     stored: str
@@ -71,8 +68,7 @@ class LogLines:
     dead_lettered: str
 
 
-@dataclass(frozen=True)
-class Consumer:
+class Consumer(NamedTuple):
     """Settles the messages of one queue, each on its own: read the body, call the use case,
     then done, left for a retry (transient: `LeftForRetry`), or dead-lettered (never succeeds).
     """

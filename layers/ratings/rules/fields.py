@@ -10,9 +10,8 @@ is allowed.
 import copy
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ratings.rules.errors import InvalidInput
 
@@ -43,8 +42,7 @@ class _Required:
 REQUIRED: Any = _Required()
 
 
-@dataclass(frozen=True)
-class Integer:
+class Integer(NamedTuple):
     minimum: int
     maximum: int
 
@@ -63,8 +61,7 @@ class Integer:
         return {"type": "integer", "minimum": self.minimum, "maximum": self.maximum}
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """One of a fixed set of strings or integers (compared with their type: True is not 1)."""
 
     values: tuple[str | int, ...]
@@ -84,9 +81,10 @@ class Choice:
         return {"type": kind, "enum": list(self.values)}
 
 
-@dataclass(frozen=True)
-class Flag:
-    rule = "true or false"
+class Flag(NamedTuple):
+    @property
+    def rule(self) -> str:
+        return "true or false"
 
     def parse(self, value: object, where: str) -> bool:
         if not isinstance(value, bool):
@@ -97,8 +95,7 @@ class Flag:
         return {"type": "boolean"}
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):
     max_length: int
     #: The whole value must match, when given.
     pattern: re.Pattern[str] | None = None
@@ -126,11 +123,12 @@ class Text:
         return schema
 
 
-@dataclass(frozen=True)
-class Timestamp:
+class Timestamp(NamedTuple):
     """An RFC 3339 date and time with an offset, as an aware UTC datetime to the millisecond."""
 
-    rule = "an RFC 3339 timestamp with an offset, like 2026-11-29T12:00:00Z"
+    @property
+    def rule(self) -> str:
+        return "an RFC 3339 timestamp with an offset, like 2026-11-29T12:00:00Z"
 
     def parse(self, value: object, where: str) -> datetime:
         if not isinstance(value, str) or len(value) > 64:
@@ -155,8 +153,7 @@ class Timestamp:
         return {"type": "string", "format": "date-time", "maxLength": 64}
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     """One named field of an object: its kind, whether it is required, and its default."""
 
     name: str
@@ -193,8 +190,7 @@ class Field:
         return schema
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(NamedTuple):
     """A JSON object with known fields only: parsed to a dict with every field's value."""
 
     fields: tuple[Field, ...]
@@ -245,8 +241,7 @@ class Record:
         return schema
 
 
-@dataclass(frozen=True)
-class ListOf:
+class ListOf(NamedTuple):
     item: Kind
     min_items: int
     max_items: int
@@ -280,8 +275,7 @@ ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 ID = Text(128, ID_PATTERN, "1-128 characters of A-Z a-z 0-9 . _ : -")
 
 
-@dataclass(frozen=True)
-class Explained:
+class Explained(NamedTuple):
     """One value of a rated player's `explain`: its name and what it is."""
 
     name: str

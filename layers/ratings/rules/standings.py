@@ -9,7 +9,7 @@ the same rating is unknown to it.
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 def board_order(rating: int, player_id: str) -> tuple[int, str]:
@@ -17,8 +17,7 @@ def board_order(rating: int, player_id: str) -> tuple[int, str]:
     return (-rating, player_id)
 
 
-@dataclass(frozen=True)
-class RatingHistogram:
+class RatingHistogram(NamedTuple):
     """How many leaderboard players had each rating, highest rating first."""
 
     #: (rating, players) pairs, ratings distinct and descending, players at least 1.

@@ -10,11 +10,10 @@ them, and the time limits relative to now.
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from ratings.rules.errors import InvalidInput
 from ratings.rules.fields import (
@@ -41,19 +40,17 @@ MAX_COUNT = 1_000_000
 MAX_RATING = 100_000
 
 
-@dataclass(frozen=True)
-class PlayerInput:
+class PlayerInput(NamedTuple):
     player_id: str
     network: str | None = None
     bot: bool = False
     #: The ruleset's own player fields, every one present (absent ones have their default).
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = MappingProxyType({})
     #: Preview only: stored values to use instead ("rating", and the ruleset's counters).
-    overrides: Mapping[str, int] = field(default_factory=dict)
+    overrides: Mapping[str, int] = MappingProxyType({})
 
 
-@dataclass(frozen=True)
-class GameInput:
+class GameInput(NamedTuple):
     """A submitted game, checked against its ladder's ruleset. `played_at` is UTC."""
 
     game_id: str | None

@@ -4,8 +4,8 @@ bounded retry of a write that met a concurrent one, and reading players' stored 
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from ratings.rules import InvalidInput, Ladder, Ruleset
 from ratings.service.errors import NotFound, RetryLater
@@ -24,8 +24,7 @@ DISPLAY_RECENT_LIMIT = 1000
 DISPLAY_WINDOW_DAYS = 7
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(NamedTuple):
     """Bounded retries with full jitter: attempt n sleeps uniform(0, min(cap, base * 2**n))."""
 
     attempts: int = 8
@@ -36,8 +35,7 @@ class RetryPolicy:
         return rng.uniform(0, min(self.cap_seconds, self.base_seconds * 2**attempt))
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     #: How long per-player history records live (their TTL), counted from the event's time.
     history_retention: timedelta = timedelta(days=30)
     #: How long a game's record (and so duplicate detection) lives, counted from receipt.
@@ -46,8 +44,7 @@ class Settings:
     exact_rank_limit: int = 1000
 
 
-@dataclass(frozen=True)
-class Submitted:
+class Submitted(NamedTuple):
     """The answer to a write: the result, and whether this call stored it."""
 
     result: JsonObject

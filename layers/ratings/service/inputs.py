@@ -4,9 +4,8 @@ OpenAPI document is generated from them. A game's body belongs to its ruleset
 (`ratings.rules.submission`).
 """
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ratings.rules import InvalidInput
 from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Record, Timestamp
@@ -47,8 +46,7 @@ LINK = Record(
 )
 
 
-@dataclass(frozen=True)
-class PodiumInput:
+class PodiumInput(NamedTuple):
     tournament_id: str
     ladder: str
     finished_at: datetime

@@ -8,9 +8,9 @@ re-reads and tries again. The DynamoDB adapter and the in-memory fake both imple
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from ratings.rules.standings import RatingHistogram
 
@@ -29,8 +29,7 @@ class AlreadyStored(Exception):
     """The record a commit creates (game, tournament, identity link) exists already."""
 
 
-@dataclass(frozen=True)
-class PlayerRecord:
+class PlayerRecord(NamedTuple):
     """A player's stored state in one ladder. `version` 0 means never stored."""
 
     ladder: str
@@ -46,8 +45,7 @@ class PlayerRecord:
     listed: bool = True
 
 
-@dataclass(frozen=True)
-class StateWrite:
+class StateWrite(NamedTuple):
     """New values for a player's state, valid only while its version is `expected_version`."""
 
     ladder: str
@@ -71,8 +69,7 @@ class StateWrite:
         )
 
 
-@dataclass(frozen=True)
-class PlayerEvent:
+class PlayerEvent(NamedTuple):
     """One line of a player's history: a game (ranked or not) or a podium bonus.
 
     Ranked games are what the recent-games window counts, by `at` (the game's played_at).
@@ -89,8 +86,7 @@ class PlayerEvent:
     expires_at: datetime
 
 
-@dataclass(frozen=True)
-class StoredGame:
+class StoredGame(NamedTuple):
     """A rated (or recorded) game: the full result and a fingerprint of what was submitted."""
 
     ladder: str
@@ -100,16 +96,14 @@ class StoredGame:
     expires_at: datetime
 
 
-@dataclass(frozen=True)
-class StoredTournament:
+class StoredTournament(NamedTuple):
     ladder: str
     tournament_id: str
     fingerprint: str
     result: JsonObject
 
 
-@dataclass(frozen=True)
-class PodiumReads:
+class PodiumReads(NamedTuple):
     """What awarding a podium needs to read first, fetched together."""
 
     tournament: "StoredTournament | None"
@@ -119,8 +113,7 @@ class PodiumReads:
     states: Mapping[str, PlayerRecord]
 
 
-@dataclass(frozen=True)
-class GameReads:
+class GameReads(NamedTuple):
     """What rating a game needs to read first, fetched together."""
 
     game: StoredGame | None
@@ -130,15 +123,13 @@ class GameReads:
     states: Mapping[str, PlayerRecord]
 
 
-@dataclass(frozen=True)
-class LeaderboardRow:
+class LeaderboardRow(NamedTuple):
     player_id: str
     rating: int
     ranked_games: int
 
 
-@dataclass(frozen=True)
-class Standings:
+class Standings(NamedTuple):
     """A ladder's rating histogram, as the last refresh counted it at `refreshed_at`."""
 
     ladder: str
@@ -146,8 +137,7 @@ class Standings:
     refreshed_at: datetime
 
 
-@dataclass(frozen=True)
-class HistoryPage:
+class HistoryPage(NamedTuple):
     events: Sequence[PlayerEvent]
     #: Whether the store may hold events after the last of `events`.
     more: bool = False
@@ -157,14 +147,12 @@ class HistoryPage:
 EventPosition = tuple[datetime, str, str]
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
     anonymous_id: str
     account_id: str
 
 
-@dataclass(frozen=True)
-class LinkReads:
+class LinkReads(NamedTuple):
     """Existing links of both ids: what the anonymous id is linked to, what the account absorbed."""
 
     anonymous_linked_to: str | None
@@ -173,7 +161,7 @@ class LinkReads:
     account_linked_to: str | None
     #: The anonymous id is itself an account that absorbed this anonymous id.
     anonymous_absorbed: str | None
-    states: Mapping[tuple[str, str], PlayerRecord] = field(default_factory=dict)
+    states: Mapping[tuple[str, str], PlayerRecord] = MappingProxyType({})
 
 
 class Storage(ABC):

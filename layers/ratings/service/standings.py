@@ -8,8 +8,8 @@ histogram's refresh. Reads here never write, and the refresh writes the histogra
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from ratings.rules import InvalidInput
 from ratings.rules.standings import RatingHistogram
@@ -21,8 +21,7 @@ from ratings.service.ports import JsonObject, LeaderboardRow, PlayerRecord, Stan
 from ratings.timestamps import format_utc_millis
 
 
-@dataclass(frozen=True)
-class Rank:
+class Rank(NamedTuple):
     """A rank on a leaderboard of `of` players; `rank` and `of` are None before the ladder's
     first refresh when the rank is beyond the exact limit (or, for `of`, at all)."""
 

@@ -3,7 +3,7 @@ guarded by conditions (a record created once, player states at their expected ve
 """
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import Condition
@@ -40,8 +40,7 @@ from ratings.storage.dynamodb.layout import (
 )
 
 
-@dataclass(frozen=True)
-class _Tx:
+class _Tx(NamedTuple):
     """One transaction item, remembered with what its failed condition would mean."""
 
     item: RatingsItem

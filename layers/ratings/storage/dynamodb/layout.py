@@ -8,7 +8,6 @@ two in step.
 import json
 import zlib
 from collections.abc import Mapping
-from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -216,7 +215,7 @@ def record_of(item: StateItem) -> PlayerRecord:
 
 def state_item_of(record: PlayerRecord) -> StateItem:
     # The item's attributes are the record's fields, by name: record_of reads them back.
-    return StateItem(player_key(record.ladder, record.player_id), STATE_SK, **asdict(record))
+    return StateItem(player_key(record.ladder, record.player_id), STATE_SK, **record._asdict())
 
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
