@@ -58,41 +58,43 @@ class TableReads(BoundTable):
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
     ) -> GameReads:
-        keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
-        keys += [(link_key(pid), ANON_SK) for pid in player_ids]
-        if game_id is not None:
-            keys.append((game_key(ladder, game_id), GAME_SK))
-        game = None
-        links: dict[str, str] = {}
-        states: dict[str, PlayerRecord] = {}
-        for item in self._batch_get(keys):
-            if isinstance(item, GameItem):
-                game = stored_game_of(ladder, game_id or "", item)
-            elif isinstance(item, LinkItem):
-                links[item.pk.removeprefix(LINK_PK_PREFIX)] = item.other_id
-            elif isinstance(item, StateItem):
-                states[item.player_id] = record_of(item)
+        record = None if game_id is None else (game_key(ladder, game_id), GAME_SK)
+        item, links, states = self._read_with_players(ladder, player_ids, record)
+        game = stored_game_of(ladder, game_id or "", item) if isinstance(item, GameItem) else None
         return GameReads(game, links, states)
 
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
     ) -> PodiumReads:
+        record = (tournament_key(ladder, tournament_id), TOURNAMENT_SK)
+        item, links, states = self._read_with_players(ladder, player_ids, record)
+        tournament = None
+        if isinstance(item, TournamentItem):
+            tournament = StoredTournament(
+                ladder, tournament_id, item.fingerprint, json.loads(item.result)
+            )
+        return PodiumReads(tournament, links, states)
+
+    def _read_with_players(
+        self, ladder: str, player_ids: Sequence[str], record: tuple[str, str] | None
+    ) -> tuple[RatingsItem | None, dict[str, str], dict[str, PlayerRecord]]:
+        """One BatchGetItem: the players' states and anonymous-link items, and the game or
+        tournament `record` when given (it comes back as the first value)."""
         keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
         keys += [(link_key(pid), ANON_SK) for pid in player_ids]
-        keys.append((tournament_key(ladder, tournament_id), TOURNAMENT_SK))
-        tournament = None
+        if record is not None:
+            keys.append(record)
+        found = None
         links: dict[str, str] = {}
         states: dict[str, PlayerRecord] = {}
         for item in self._batch_get(keys):
-            if isinstance(item, TournamentItem):
-                tournament = StoredTournament(
-                    ladder, tournament_id, item.fingerprint, json.loads(item.result)
-                )
-            elif isinstance(item, LinkItem):
+            if isinstance(item, LinkItem):
                 links[item.pk.removeprefix(LINK_PK_PREFIX)] = item.other_id
             elif isinstance(item, StateItem):
                 states[item.player_id] = record_of(item)
-        return PodiumReads(tournament, links, states)
+            else:
+                found = item
+        return found, links, states
 
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, PlayerRecord]:
         keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
