@@ -196,7 +196,7 @@ class Record(NamedTuple):
     fields: tuple[Field, ...]
     #: What the object is, for the message about an unknown field ("a sedma game").
     label: str = "this object"
-    #: Turns the parsed values into the value a caller of `parse` gets (a dataclass...).
+    #: Turns the parsed values into the value a caller of `parse` gets (a record type...).
     build: Callable[..., Any] | None = None
     title: str = ""
 

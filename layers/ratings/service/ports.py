@@ -4,6 +4,9 @@ Everything a use case writes for one request goes through a single `commit_*` ca
 atomic: all of it lands or none of it does. Player states carry a version; a commit whose
 expected versions no longer hold raises `WriteConflict` and changes nothing, so the caller
 re-reads and tries again. The DynamoDB adapter and the in-memory fake both implement this.
+
+The records are NamedTuples rather than frozen dataclasses: as immutable and comparable, but
+nothing is generated for them while a Lambda cold-starts (docs/performance.md).
 """
 
 from abc import ABC, abstractmethod
