@@ -60,10 +60,18 @@ def raises_invalid(
 # --- cube -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cube", [0, 3, 128, -1, True, 5, 63, -2, 2.0, 1.0, "2", None])
+@pytest.mark.parametrize("cube", [0, 3, 128, -1, True, 5, 63, -2, 2.5, 3.0, "2", None])
 def test_cube_must_be_a_power_of_two_from_1_to_64(cube: object) -> None:
     error = raises_invalid(Gammon42(), body(cube=cube), "cube", "1, 2, 4, 8, 16, 32, 64")
     assert repr(cube) in str(error)  # it says what it got
+
+
+def test_an_integral_float_is_the_integer_json_schema_says_it_is() -> None:
+    # The document's cube is {"type": "integer", "enum": [1, 2, ...]}, which 2.0 satisfies.
+    game = parse_game(body(cube=2.0), Gammon42(), NOW)
+    assert game.options["cube"] == 2
+    assert type(game.options["cube"]) is int
+    assert game.fingerprint == parse_game(body(cube=2), Gammon42(), NOW).fingerprint
 
 
 @pytest.mark.parametrize("version", ["1.0.5", "1.2.0", "1.3.1"])

@@ -71,8 +71,11 @@ class Choice(NamedTuple):
         return "one of " + ", ".join(str(value) for value in self.values)
 
     def parse(self, value: object, where: str) -> str | int:
+        compared = value
+        if type(value) is float and value.is_integer():
+            compared = int(value)  # JSON Schema's integer, which the document promises: 2.0 is 2
         for allowed in self.values:
-            if type(value) is type(allowed) and value == allowed:
+            if type(compared) is type(allowed) and compared == allowed:
                 return allowed
         raise InvalidInput(where, f"{where} must be {self.rule}, got {_shown(value)}")
 
