@@ -22,21 +22,16 @@ from ratings.storage.dynamodb.errors import raise_for_cancelled
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
-    GAME_SK,
-    TOURNAMENT_SK,
     BoundTable,
-    GameItem,
     LinkItem,
     RatingsItem,
     StateItem,
-    TournamentItem,
-    compact_json,
     event_item,
-    game_key,
+    game_item,
     leaderboard_shard,
     link_key,
     state_item_of,
-    tournament_key,
+    tournament_item,
 )
 
 
@@ -55,14 +50,7 @@ class TableCommits(BoundTable):
     def commit_game(
         self, game: StoredGame, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
     ) -> None:
-        record = GameItem(
-            game_key(game.ladder, game.game_id),
-            GAME_SK,
-            fingerprint=game.fingerprint,
-            result=compact_json(game.result),
-            expires_at=game.expires_at,
-        )
-        self._commit_record(record, states, events)
+        self._commit_record(game_item(game), states, events)
 
     def commit_tournament(
         self,
@@ -70,13 +58,7 @@ class TableCommits(BoundTable):
         states: Sequence[StateWrite],
         events: Sequence[PlayerEvent],
     ) -> None:
-        record = TournamentItem(
-            tournament_key(tournament.ladder, tournament.tournament_id),
-            TOURNAMENT_SK,
-            fingerprint=tournament.fingerprint,
-            result=compact_json(tournament.result),
-        )
-        self._commit_record(record, states, events)
+        self._commit_record(tournament_item(tournament), states, events)
 
     def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
         anonymous, account = link.anonymous_id, link.account_id

@@ -28,7 +28,7 @@ from pynamodb.indexes import (
 )
 from pynamodb.models import Model
 
-from ratings.service.ports import PlayerEvent, PlayerRecord, StoredGame
+from ratings.service.ports import PlayerEvent, PlayerRecord, StoredGame, StoredTournament
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 RANKED_INDEX = "ranked_by_time"
@@ -226,6 +226,27 @@ def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
 def event_sort_key(at: datetime, kind: str, ref_id: str) -> str:
     """An event's sort key: newest last in time order, then by kind and id."""
     return f"{EVENT_SK_PREFIX}{format_utc_millis(at)}#{kind}#{ref_id}"
+
+
+def game_item(game: StoredGame) -> GameItem:
+    """A game's record: its fingerprint and result, kept until `expires_at` (its TTL)."""
+    return GameItem(
+        game_key(game.ladder, game.game_id),
+        GAME_SK,
+        fingerprint=game.fingerprint,
+        result=compact_json(game.result),
+        expires_at=game.expires_at,
+    )
+
+
+def tournament_item(tournament: StoredTournament) -> TournamentItem:
+    """A tournament's record: its fingerprint and awards, kept for good."""
+    return TournamentItem(
+        tournament_key(tournament.ladder, tournament.tournament_id),
+        TOURNAMENT_SK,
+        fingerprint=tournament.fingerprint,
+        result=compact_json(tournament.result),
+    )
 
 
 def event_item(event: PlayerEvent) -> EventItem:
