@@ -72,6 +72,6 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         except queues.LeftForRetry:
             failures.append({"itemIdentifier": message_id})
         except Exception:  # even dead-lettering failed: SQS delivers the record again
-            logger.exception("game left for a retry after an unexpected error")
+            logger.exception(consumer.lines.left_after_bug)
             failures.append({"itemIdentifier": message_id})
     return {"batchItemFailures": failures}
