@@ -6,22 +6,14 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from support.dynamodb import RequestCounter
-from support.engines import (
-    ENGINES,
-    Engine,
-    dynamodb_local_url,
-    engine,
-    ratings_table,
-    running_engine,
-    unique_table_name,
-)
+from support.engines import ENGINES, Engine, ratings_table, running_engine, unique_table_name
 from support.services import clock, service
 
 from ratings.service.ports import Storage
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 
-__all__ = ["clock", "dynamodb_local_url", "engine", "service"]  # the shared fixtures, by name
+__all__ = ["clock", "service"]  # the shared fixtures, by name
 
 
 @pytest.fixture

@@ -132,7 +132,10 @@ def running_engine(name: str, request: pytest.FixtureRequest) -> Iterator[Engine
             with mock_aws():
                 yield Engine(name, None)
         elif name == "dynamodb_local":
-            yield Engine(name, request.getfixturevalue("dynamodb_local_url"))
+            url = request.getfixturevalue("dynamodb_local_url")
+            # boto3's per-service override: a client made without an endpoint finds it too.
+            patch.setenv("AWS_ENDPOINT_URL_DYNAMODB", url)
+            yield Engine(name, url)
         else:
             raise ValueError(f"unknown engine {name!r}; known: {', '.join(ENGINES)}")
 
