@@ -106,12 +106,15 @@ def unique_table_name(prefix: str = "ratings-test") -> str:
 def dynamodb_local_url() -> Iterator[str]:
     """This worker's DynamoDB Local (in memory), started on first use, for the session."""
     server = DynamoDBLocal()
+    missing = None
     try:
         url = server.start()
-    except DynamoDBLocalUnavailable as missing:
+    except DynamoDBLocalUnavailable as error:
+        missing = str(error)
+    if missing is not None:
         pytest.fail(
-            f"{missing}. The storage tests run on DynamoDB Local as well as on moto; "
-            "`make setup-dynamodb-local` installs it (and Java), `make test` does it first.",
+            f"{missing} (the storage tests run on DynamoDB Local as well as on moto; "
+            "`make test` installs it first)",
             pytrace=False,
         )
     try:
