@@ -31,7 +31,8 @@ from botocore.client import BaseClient
 from botocore.model import OperationModel
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.usecases import RatingService, Settings
+from ratings.service.facade import RatingService
+from ratings.service.settings import Settings
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.layout import LEADERBOARD_INDEX
 from ratings_local.dynamodb_local import VERSION, DynamoDBLocal
@@ -240,7 +241,9 @@ def read_standings(
     counts = []
     for rank in ranks:
         player_id, rating = board[rank - 1]
-        as_built = functools.partial(storage.count_ahead, "backgammon", rating, player_id, limit)
+        as_built = functools.partial(
+            storage.ranks.count_ahead, "backgammon", rating, player_id, limit
+        )
         built, ahead = timed(meter, as_built)
         alternative = functools.partial(count_from_entries, storage, rating, player_id, limit)
         entries, same = timed(meter, alternative)
@@ -269,11 +272,11 @@ def count_from_entries(
     bound on entries read) that returns each entry's id and rating, counted here."""
     client: Any = storage.connection.client
     budget, ahead, read = 2 * limit + 2, 0, 0
-    for shard in range(storage.shards):
+    for shard in range(storage.table.shards):
         start_key: dict[str, Any] | None = None
         while True:
             request: dict[str, Any] = {
-                "TableName": storage.table_name,
+                "TableName": storage.table.table_name,
                 "IndexName": LEADERBOARD_INDEX,
                 "KeyConditionExpression": "lb_shard = :shard AND lb_rating >= :rating",
                 "ExpressionAttributeValues": {

@@ -18,8 +18,9 @@ from support.dynamodb import RequestCounter
 from support.engines import Engine
 from support.games import DAY, HOUR, MINUTE, NOW, game, podium
 
-from ratings.service.ports import PlayerEvent, StateWrite, StoredGame
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
+from ratings.service.player import Player
+from ratings.service.stored import PlayerEvent, StoredGame
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard
 
 COMMON_PATH = {
@@ -100,7 +101,7 @@ def test_a_full_week_is_still_one_query_per_player(
     ]
     for start in range(0, len(events), 40):
         record = StoredGame("backgammon", f"seed-{start}", "seed", {}, NOW + 30 * DAY)
-        dynamo_storage.commit_game(record, [], events[start : start + 40])
+        dynamo_storage.writes.commit_game(record, [], events[start : start + 40])
     request_counter.reset()
 
     submitted = service.submit_game("backgammon", game("g-1", "alice", "bob"))
@@ -201,7 +202,7 @@ def test_requests_of_the_other_use_cases(
     cost("history", lambda: service.get_history("backgammon", "alice"))
     cost("leaderboard", lambda: service.get_leaderboard("backgammon"))
     cost("game", lambda: service.get_game("backgammon", "warm-alice"))
-    shards = ["Query"] * dynamo_storage.shards
+    shards = ["Query"] * dynamo_storage.table.shards
 
     assert costs == {
         "podium": ["BatchGetItem", "TransactWriteItems"],
@@ -220,9 +221,9 @@ def test_requests_of_the_other_use_cases(
 
 
 def seed_board(storage: DynamoStorage, players: list[str], rating: int) -> None:
-    writes = [StateWrite("backgammon", player_id, 0, rating, 1) for player_id in players]
+    writes = [Player("backgammon", player_id, rating, 1, version=1) for player_id in players]
     record = StoredGame("backgammon", f"seed-{players[0]}", "seed", {}, NOW + 30 * DAY)
-    storage.commit_game(record, writes, [])
+    storage.writes.commit_game(record, writes, [])
 
 
 def one_shard_players(storage: DynamoStorage, count: int, prefix: str) -> tuple[int, list[str]]:
@@ -230,10 +231,11 @@ def one_shard_players(storage: DynamoStorage, count: int, prefix: str) -> tuple[
     ids = (f"{prefix}{index:03d}" for index in range(10_000))
     shards: dict[str, list[str]] = {}
     for player_id in ids:
-        same = shards.setdefault(leaderboard_shard("backgammon", player_id, storage.shards), [])
+        shard = leaderboard_shard("backgammon", player_id, storage.table.shards)
+        same = shards.setdefault(shard, [])
         same.append(player_id)
         if len(same) == count:
-            return int(leaderboard_shard("backgammon", player_id, storage.shards)[-1]), same
+            return int(shard.rsplit("#", 1)[1]), same
     raise AssertionError("no shard got enough players")
 
 
@@ -256,7 +258,9 @@ def test_the_last_history_page_costs_one_query_on_every_engine(
         )
         for index in range(3)
     ]
-    dynamo_storage.commit_game(StoredGame("backgammon", "seed", "seed", {}, NOW + DAY), [], events)
+    dynamo_storage.writes.commit_game(
+        StoredGame("backgammon", "seed", "seed", {}, NOW + DAY), [], events
+    )
     request_counter.reset()
 
     page = service.get_history("backgammon", "alice", limit=2)
@@ -276,11 +280,11 @@ def test_a_shard_that_ends_on_a_tie_at_the_limit_costs_dynamodb_one_more_query(
     seed_board(dynamo_storage, players, 1500)
     request_counter.reset()
 
-    rows = dynamo_storage.leaderboard("backgammon", 2, None)
+    rows = dynamo_storage.leaderboard.leaderboard("backgammon", 2, None)
 
     assert [row.player_id for row in rows] == sorted(players)[:2]
     extra = 1 if engine.is_local else 0
-    assert request_counter.operations == ["Query"] * (dynamo_storage.shards + extra)
+    assert request_counter.operations == ["Query"] * (dynamo_storage.table.shards + extra)
 
 
 def test_a_count_past_its_bound_stops_at_the_last_evaluated_key(
@@ -293,6 +297,6 @@ def test_a_count_past_its_bound_stops_at_the_last_evaluated_key(
     seed_board(dynamo_storage, players, 1500)
     request_counter.reset()
 
-    assert dynamo_storage.count_ahead("backgammon", 1500, "a", 1) is None
+    assert dynamo_storage.ranks.count_ahead("backgammon", 1500, "a", 1) is None
     # The higher ratings of every shard, then the ties shard by shard up to the crowded one.
-    assert request_counter.operations == ["Query"] * (dynamo_storage.shards + shard + 1)
+    assert request_counter.operations == ["Query"] * (dynamo_storage.table.shards + shard + 1)
