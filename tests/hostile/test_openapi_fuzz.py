@@ -34,7 +34,7 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from support.http import API_KEY, Reply, assert_error, send
+from support.http import API_KEY, MODERATION_KEY, Reply, assert_error, send
 from support.stack import fuzz_settings, table_digest
 
 from ratings.wiring import LADDERS
@@ -140,9 +140,11 @@ def test_every_answer_conforms_to_the_document(
         )
     )
     def check(case: Any) -> None:
-        # The key is always the right one (test_hostile_http checks keys).
-        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "x-api-key"}
-        case.headers = {**headers, "x-api-key": API_KEY}
+        # The keys are always the right ones (test_hostile_http and test_moderation_local
+        # check keys).
+        keys = {"x-api-key": API_KEY, "x-moderation-key": MODERATION_KEY}
+        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() not in keys}
+        case.headers = {**headers, **keys}
         before = table_digest(stack) if writes else None
         response = case.call(base_url=stack.api_url, timeout=30)
         statuses[response.status_code] += 1
@@ -169,8 +171,9 @@ def _meet_the_stated_rules(body: dict[str, Any]) -> dict[str, Any]:
     if "game_id" in met:
         met["game_id"] = f"fuzz-{uuid.uuid4().hex}"  # a reused id with other content is 409
     first, second = met["players"]
-    if first["id"] == second["id"]:
-        second["id"] = first["id"][:100] + "-2"
+    # Two people: two ids, and not an id and the account it is linked to (the fuzzing of the
+    # link route links ids the bodies may hold). A fresh second id is both.
+    second["id"] = f"{first['id'][:90]}-{uuid.uuid4().hex[:8]}"
     met["winner"] = first["id"]
     met["played_at"] = None  # the time of receipt: inside the window
     return met
