@@ -1,7 +1,8 @@
-"""Creating the template's table(s) and queues on the emulated AWS, and resolving references.
+"""Creating the template's table(s) and queues locally, and resolving references.
 
 Queues are created dead-letter queues first so redrive policies can point at them; the table
-gets its keys, indexes and TTL exactly as the template declares them.
+gets its keys, indexes and TTL exactly as the template declares them, on whichever engine runs
+it (moto or DynamoDB Local: only the endpoint differs).
 """
 
 import json
@@ -53,17 +54,23 @@ class CreatedResources:
         return f"local-{logical_id}"
 
 
-def create_resources(spec: StackSpec, endpoint_url: str, region: str) -> CreatedResources:
+def create_resources(
+    spec: StackSpec, sqs_endpoint_url: str, dynamodb_endpoint_url: str, region: str
+) -> CreatedResources:
+    """The template's tables at `dynamodb_endpoint_url`, its queues at `sqs_endpoint_url`."""
     created = CreatedResources(region=region)
     created.functions = {logical_id: logical_id for logical_id in spec.functions}
-    dynamodb = boto3.client("dynamodb", endpoint_url=endpoint_url, region_name=region)
-    sqs = boto3.client("sqs", endpoint_url=endpoint_url, region_name=region)
+    dynamodb = boto3.client("dynamodb", endpoint_url=dynamodb_endpoint_url, region_name=region)
+    sqs = boto3.client("sqs", endpoint_url=sqs_endpoint_url, region_name=region)
 
     for logical_id, table in spec.tables.items():
         properties = resolve(dict(table.properties), created.resolver, spec.parameters)
         name = properties.get("TableName") or f"ratings-local-{logical_id}"
         created.tables[logical_id] = name
         dynamodb.create_table(**_table_request(name, properties))
+        dynamodb.get_waiter("table_exists").wait(
+            TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30}
+        )
         ttl = properties.get("TimeToLiveSpecification")
         if ttl and _truthy(ttl.get("Enabled")):
             dynamodb.update_time_to_live(
