@@ -7,6 +7,7 @@ its own: `ratings_local.environments`.
 """
 
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,8 @@ class LocalFunction:
         self.metrics: Counter[str] = Counter()
         #: Environments started so far (cold starts).
         self.cold_starts = 0
+        #: The longest invocation so far, in seconds (from the call to its answer).
+        self.longest_seconds = 0.0
 
     @property
     def logical_id(self) -> str:
@@ -79,10 +82,13 @@ class LocalFunction:
     def invoke_measured(self, event: dict[str, Any]) -> Invocation:
         """`invoke`, with the metrics the invocation published."""
         environment = self._acquire()
+        started = time.monotonic()
         try:
             invocation = environment.invoke(event)
         finally:
             self._release(environment)
+            with self._changed:
+                self.longest_seconds = max(self.longest_seconds, time.monotonic() - started)
         with self._changed:
             self.metrics.update(invocation.metrics)
         return invocation

@@ -233,8 +233,9 @@ class _Handler(BaseHTTPRequestHandler):
         )
         try:
             response = self.server.invoke_api(event)
-        except Exception as error:  # the function crashed: API Gateway answers 502
-            self._error(502, "bad_gateway", f"the Api function failed: {type(error).__name__}")
+        except Exception as error:  # the invocation failed (or timed out): API Gateway answers 502
+            print(f"[api] {self.command} {self.path}: the invocation failed: {error}", flush=True)
+            self._error(502, "bad_gateway", f"the Api function failed: {error}")
             return
         self._send_proxy_response(response)
 

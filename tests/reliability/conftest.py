@@ -16,8 +16,9 @@ __all__ = ["client", "sqs"]  # the shared fixtures, by name
 @pytest.fixture(scope="module")
 def stack(request: pytest.FixtureRequest) -> Iterator[LocalStack]:
     with running_stack(dynamodb_local=getattr(request, "param", False)) as local:
-        # The template's 180 s (6x the function timeout) is right for Lambda; a test waits 2 s
-        # for a failed record to come back. The redrive policy (maxReceiveCount 5) is kept.
+        # The template's 181 s (6x the function timeout) is right for Lambda; a test waits
+        # REDELIVERY_SECONDS for a failed record to come back. The redrive policy
+        # (maxReceiveCount 5) is kept.
         sqs_client(local).set_queue_attributes(
             QueueUrl=local.endpoints()["queues"]["games"],
             Attributes={"VisibilityTimeout": str(REDELIVERY_SECONDS)},

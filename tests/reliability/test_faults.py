@@ -96,6 +96,7 @@ def run_phase(
         "faults": dict(sorted(plan.injected.items())),
         "dlq": len(dlq),
         "wall_seconds": round(time.monotonic() - started, 1),
+        "longest_batch_seconds": round(stack.functions["GamesQueueFunction"].longest_seconds, 1),
     }
     # Only the poison reached the dead-letter queue, each exactly once.
     assert Counter(dlq) == Counter(poisons), dlq
