@@ -103,9 +103,7 @@ def test_a_warm_environment_is_reused_with_its_state_and_the_function_variables(
 
 
 def test_no_more_environments_than_the_concurrency_allows(function: LocalFunction) -> None:
-    threads = [
-        threading.Thread(target=function.invoke, args=({"sleep": 0.3},)) for _ in range(10)
-    ]
+    threads = [threading.Thread(target=function.invoke, args=({"sleep": 0.3},)) for _ in range(10)]
     for thread in threads:
         thread.start()
     for thread in threads:

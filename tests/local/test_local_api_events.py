@@ -83,7 +83,8 @@ def test_the_event_is_the_rest_proxy_event_of_the_request(
     assert context["resourcePath"] == event["resource"]
     assert context["path"] == "/local" + event["path"]
     assert context["identity"]["sourceIp"] == "127.0.0.1"
-    assert event["body"] is None and event["isBase64Encoded"] is False
+    assert event["body"] is None
+    assert event["isBase64Encoded"] is False
     json.dumps(event)  # what Lambda hands a function is JSON
 
 
