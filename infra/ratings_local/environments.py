@@ -43,7 +43,7 @@ import time
 import traceback
 import uuid
 import warnings
-from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -59,6 +59,8 @@ PRELOAD = [
 ]
 #: Seconds an environment may take to import its handler (Lambda allows 10 s of init).
 INIT_TIMEOUT = 30.0
+#: Metric totals by name (0 for a metric never published).
+Metrics = defaultdict[str, float]
 
 
 class FunctionError(Exception):
@@ -89,7 +91,7 @@ class Invocation:
     """One invocation's outcome: the handler's result and the metrics it published."""
 
     result: Any
-    metrics: Counter[str] = field(default_factory=Counter)
+    metrics: Metrics = field(default_factory=lambda: defaultdict(float))
 
 
 @dataclass
@@ -182,10 +184,10 @@ def _error_of(error: BaseException, error_type: str) -> dict[str, Any]:
     }
 
 
-def split_metrics(printed: str) -> tuple[Counter[str], str]:
+def split_metrics(printed: str) -> tuple[Metrics, str]:
     """The metrics of the embedded-metric-format records in `printed`, summed by name, and
     the rest of what was printed."""
-    metrics: Counter[str] = Counter()
+    metrics: Metrics = defaultdict(float)
     rest = []
     for line in printed.splitlines(keepends=True):
         record = _emf_record(line)
@@ -281,7 +283,7 @@ class ExecutionEnvironment:
             ) from None
         if kind == "error":
             raise FunctionError(value["errorType"], value["errorMessage"], value["stackTrace"])
-        return Invocation(value, Counter(metrics))
+        return Invocation(value, metrics)
 
     def stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):

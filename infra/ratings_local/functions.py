@@ -8,11 +8,11 @@ its own: `ratings_local.environments`.
 
 import threading
 import time
-from collections import Counter
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ratings_local.environments import EnvironmentSpec, ExecutionEnvironment, Invocation
+from ratings_local.environments import EnvironmentSpec, ExecutionEnvironment, Invocation, Metrics
 from ratings_local.template import FunctionSpec
 
 #: Concurrent environments of one function when nothing in the template bounds them (Lambda
@@ -53,7 +53,7 @@ class LocalFunction:
         self._changed = threading.Condition()
         self._stopped = False
         #: The metrics every invocation published so far, summed by name.
-        self.metrics: Counter[str] = Counter()
+        self.metrics: Metrics = defaultdict(float)
         #: Environments started so far (cold starts).
         self.cold_starts = 0
         #: The longest invocation so far, in seconds (from the call to its answer).
@@ -90,7 +90,8 @@ class LocalFunction:
             with self._changed:
                 self.longest_seconds = max(self.longest_seconds, time.monotonic() - started)
         with self._changed:
-            self.metrics.update(invocation.metrics)
+            for name, value in invocation.metrics.items():
+                self.metrics[name] += value
         return invocation
 
     def _acquire(self) -> ExecutionEnvironment:

@@ -15,7 +15,7 @@ concurrent invocations as requests come, each SQS mapping with up to its Maximum
 import json
 import os
 import threading
-from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from ratings import wiring
 from ratings_local import swagger
 from ratings_local.aws import EmulatedAws
 from ratings_local.dynamodb_local import DynamoDBLocal
+from ratings_local.environments import Metrics
 from ratings_local.functions import DEFAULT_MAX_CONCURRENCY, LocalFunction
 from ratings_local.http_api import JSON, ApiRoutes, LocalAnswer, LocalApiServer
 from ratings_local.resources import CreatedResources, create_resources
@@ -189,12 +190,13 @@ class LocalStack:
         """What runs the table: "moto" or "DynamoDB Local"."""
         return "DynamoDB Local" if self.dynamodb_local is not None else "moto"
 
-    def metrics(self) -> Counter[str]:
+    def metrics(self) -> Metrics:
         """Every metric the functions published so far, summed by name (what CloudWatch
         would have received from their embedded-metric-format records)."""
-        total: Counter[str] = Counter()
+        total: Metrics = defaultdict(float)
         for function in self.functions.values():
-            total.update(function.metrics)
+            for name, value in function.metrics.items():
+                total[name] += value
         return total
 
     def _api_function(self) -> LocalFunction | None:

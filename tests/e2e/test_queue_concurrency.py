@@ -37,17 +37,16 @@ def test_a_backlog_is_consumed_by_up_to_maximum_concurrency_invocations(
     (poller,) = [p for p in stack.pollers if p.name == "GamesQueueFunction"]
     assert poller.mapping.maximum_concurrency == MAXIMUM_CONCURRENCY
     url = stack.endpoints()["queues"]["games"]
+    pairs = [(unique("a"), unique("b")) for _ in range(120)]
     games = [
         {
             "ladder": "backgammon",
             "game_id": unique("bq"),
-            "players": [{"id": unique("a")}, {"id": unique("b")}],
-            "winner": None,
+            "players": [{"id": a}, {"id": b}],
+            "winner": a,
         }
-        for _ in range(120)
+        for a, b in pairs
     ]
-    for game in games:
-        game["winner"] = game["players"][0]["id"]
     for start in range(0, len(games), 10):
         sqs.send_message_batch(
             QueueUrl=url,

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from ratings_local.http_api import ApiRoutes, LocalApiServer
-from ratings_local.stack import read_stack
-from ratings_local.template import DEFAULT_TEMPLATE
+from ratings_local.template import DEFAULT_TEMPLATE, read_stack
 
 
 class RecordingApi:
