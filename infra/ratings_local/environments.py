@@ -27,7 +27,9 @@ place on the next invocation.
 
 The metrics a handler prints (CloudWatch's embedded metric format) are what CloudWatch would
 receive; each invocation's are summed into `Invocation.metrics` and not printed. Everything
-else the handler prints or logs goes to the stack's own output.
+else the handler prints or logs goes to the stack's own output (or nowhere, with
+`EnvironmentSpec.print_logs` off), and its size is `Invocation.log_bytes`: what CloudWatch
+Logs would ingest besides the metrics.
 """
 
 import contextlib
@@ -71,6 +73,8 @@ class FunctionError(Exception):
         self.error_type = error_type
         self.error_message = message
         self.stack_trace = stack_trace or []
+        #: What the failed invocation published and logged before it failed.
+        self.invocation: Invocation | None = None
 
 
 @dataclass(frozen=True)
@@ -84,14 +88,18 @@ class EnvironmentSpec:
     timeout_seconds: int
     memory_mb: int = 512
     region: str = "us-east-1"
+    #: Whether what the handler logs is printed (False: only counted).
+    print_logs: bool = True
 
 
 @dataclass
 class Invocation:
-    """One invocation's outcome: the handler's result and the metrics it published."""
+    """One invocation's outcome: the handler's result, the metrics it published, and the
+    bytes it logged (metrics aside)."""
 
     result: Any
     metrics: Metrics = field(default_factory=lambda: defaultdict(float))
+    log_bytes: int = 0
 
 
 @dataclass
@@ -126,6 +134,27 @@ class LambdaContext:
 # The child's side ------------------------------------------------------------------------
 
 
+class _CountingStream(io.TextIOBase):
+    """Standard output as the handler sees it: counted, and passed on unless quiet."""
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+        self.bytes = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.bytes += len(text.encode())
+        if self._target is not None:
+            self._target.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._target is not None:
+            self._target.flush()
+
+
 def _serve(connection: Connection, spec: EnvironmentSpec) -> None:
     """An environment's life: import the handler, then one invocation per message."""
     # Ctrl-C is for the stack, which stops its environments itself.
@@ -133,6 +162,9 @@ def _serve(connection: Connection, spec: EnvironmentSpec) -> None:
     os.environ.clear()
     os.environ.update(spec.environment)
     warnings.filterwarnings("ignore", message="No application metrics to publish")
+    # Before the handler's import: Powertools' Logger writes to the sys.stdout of that moment.
+    output = _CountingStream(sys.stdout if spec.print_logs else None)
+    sys.stdout = output
     try:
         handler = _import_handler(spec)
     except BaseException as error:  # Lambda reports an init failure on the invocation
@@ -149,6 +181,7 @@ def _serve(connection: Connection, spec: EnvironmentSpec) -> None:
         context = LambdaContext(
             spec.function_name, spec.timeout_seconds, spec.region, spec.memory_mb
         )
+        output.bytes = 0
         printed = io.StringIO()
         try:
             with contextlib.redirect_stdout(printed):
@@ -157,12 +190,13 @@ def _serve(connection: Connection, spec: EnvironmentSpec) -> None:
             outcome = ("error", _error_of(error, type(error).__name__))
         metrics, rest = split_metrics(printed.getvalue())
         if rest:
-            sys.stdout.write(rest)
-            sys.stdout.flush()
+            output.write(rest)
+        output.flush()
         try:
-            connection.send((*outcome, metrics))
+            connection.send((*outcome, metrics, output.bytes))
         except Exception as error:  # a result that cannot be sent back (not picklable)
-            connection.send(("error", _error_of(error, "Runtime.MarshalError"), metrics))
+            failure = _error_of(error, "Runtime.MarshalError")
+            connection.send(("error", failure, metrics, output.bytes))
 
 
 def _import_handler(spec: EnvironmentSpec) -> Any:
@@ -273,7 +307,7 @@ class ExecutionEnvironment:
                 "Sandbox.Timedout", f"Task timed out after {self.spec.timeout_seconds:.2f} seconds"
             )
         try:
-            kind, value, metrics = self._connection.recv()
+            kind, value, metrics, log_bytes = self._connection.recv()
         except EOFError:
             self.usable = False
             self._process.join(1)
@@ -282,8 +316,10 @@ class ExecutionEnvironment:
                 "Runtime.ExitError", f"the environment exited (code {code})"
             ) from None
         if kind == "error":
-            raise FunctionError(value["errorType"], value["errorMessage"], value["stackTrace"])
-        return Invocation(value, metrics)
+            failure = FunctionError(value["errorType"], value["errorMessage"], value["stackTrace"])
+            failure.invocation = Invocation(None, metrics, log_bytes)
+            raise failure
+        return Invocation(value, metrics, log_bytes)
 
     def stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):

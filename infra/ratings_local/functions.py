@@ -12,7 +12,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ratings_local.environments import EnvironmentSpec, ExecutionEnvironment, Invocation, Metrics
+from ratings_local.environments import (
+    EnvironmentSpec,
+    ExecutionEnvironment,
+    FunctionError,
+    Invocation,
+    Metrics,
+)
 from ratings_local.template import FunctionSpec
 
 #: Concurrent environments of one function when nothing in the template bounds them (Lambda
@@ -30,6 +36,7 @@ class LocalFunction:
         region: str,
         environment: dict[str, str],
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        print_logs: bool = True,
     ) -> None:
         self.spec = spec
         module_name, _, attribute = spec.handler.rpartition(".")
@@ -44,6 +51,7 @@ class LocalFunction:
             timeout_seconds=spec.timeout,
             memory_mb=spec.memory_size,
             region=region,
+            print_logs=print_logs,
         )
         self.max_concurrency = max_concurrency
         self._idle: list[ExecutionEnvironment] = []
@@ -58,6 +66,8 @@ class LocalFunction:
         self.cold_starts = 0
         #: The longest invocation so far, in seconds (from the call to its answer).
         self.longest_seconds = 0.0
+        #: Bytes the invocations logged so far (metrics aside).
+        self.log_bytes = 0
 
     @property
     def logical_id(self) -> str:
@@ -85,14 +95,22 @@ class LocalFunction:
         started = time.monotonic()
         try:
             invocation = environment.invoke(event)
+        except FunctionError as failure:
+            if failure.invocation is not None:
+                self._count(failure.invocation)
+            raise
         finally:
             self._release(environment)
             with self._changed:
                 self.longest_seconds = max(self.longest_seconds, time.monotonic() - started)
+        self._count(invocation)
+        return invocation
+
+    def _count(self, invocation: Invocation) -> None:
         with self._changed:
             for name, value in invocation.metrics.items():
                 self.metrics[name] += value
-        return invocation
+            self.log_bytes += invocation.log_bytes
 
     def _acquire(self) -> ExecutionEnvironment:
         with self._changed:

@@ -63,6 +63,8 @@ class Options:
     dynamodb_local: bool = False
     #: Concurrent environments of a function that the template does not bound.
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    #: Whether what the functions log is printed (False: only counted, `LocalFunction.log_bytes`).
+    print_function_logs: bool = True
 
 
 class LocalStack:
@@ -109,7 +111,12 @@ class LocalStack:
             # The stack counts what the functions publish (LocalFunction.metrics).
             environment = {**shared, "POWERTOOLS_METRICS_DISABLED": "false", **variables}
             self.functions[logical_id] = LocalFunction(
-                function, REPO_ROOT, region, environment, self.options.max_concurrency
+                function,
+                REPO_ROOT,
+                region,
+                environment,
+                self.options.max_concurrency,
+                self.options.print_function_logs,
             )
             # This process's tools (tests, the CLI) read the table and queues the same way.
             os.environ.update(variables)
