@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, cast
 
 from ratings.config import Config
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.usecases import RatingService, Settings
+from ratings.service.facade import RatingService
+from ratings.service.settings import Settings
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient

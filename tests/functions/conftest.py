@@ -16,7 +16,6 @@ from support.handlers import Api, Stack, load_function
 from support.lambda_events import REGION
 
 from ratings import wiring
-from ratings.storage.dynamodb import DynamoStorage
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -118,7 +117,7 @@ def stack(functions: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch) -> 
                 module.metrics.clear_metrics()  # one store per process, shared by every Metrics
         # The service binds the table's models to its client; the table is made through it.
         wiring.service()
-        DynamoStorage.create_table()
+        wiring.storage().create_table()
         try:
             yield stack
         finally:

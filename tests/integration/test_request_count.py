@@ -13,8 +13,8 @@ import pytest
 from support.dynamodb import RequestCounter
 from support.games import DAY, HOUR, MINUTE, NOW, game, podium
 
-from ratings.service.ports import PlayerEvent, StoredGame
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
+from ratings.service.stored import PlayerEvent, StoredGame
 from ratings.storage.dynamodb import DynamoStorage
 
 COMMON_PATH = {
@@ -90,7 +90,7 @@ def test_a_full_week_is_still_one_query_per_player(
     ]
     for start in range(0, len(events), 40):
         record = StoredGame("backgammon", f"seed-{start}", "seed", {}, NOW + 30 * DAY)
-        dynamo_storage.commit_game(record, [], events[start : start + 40])
+        dynamo_storage.writes.commit_game(record, [], events[start : start + 40])
     request_counter.reset()
 
     submitted = service.submit_game("backgammon", game("g-1", "alice", "bob"))
@@ -191,7 +191,7 @@ def test_requests_of_the_other_use_cases(
     cost("history", lambda: service.get_history("backgammon", "alice"))
     cost("leaderboard", lambda: service.get_leaderboard("backgammon"))
     cost("game", lambda: service.get_game("backgammon", "warm-alice"))
-    shards = ["Query"] * dynamo_storage.shards
+    shards = ["Query"] * dynamo_storage.table.shards
 
     assert costs == {
         "podium": ["BatchGetItem", "TransactWriteItems"],

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ratings.lambda_support import telemetry
 from ratings.lambda_support.problems import Problem, problem_for
-from ratings.service.errors import InvalidInput
+from ratings.service.errors import Disposition, InvalidInput
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger, Metrics
@@ -24,7 +24,8 @@ if TYPE_CHECKING:
         MessageTypeDef,
     )
 
-    from ratings.service.usecases import RatingService, Submitted
+    from ratings.service.facade import RatingService
+    from ratings.service.results import Submitted
 
 #: Longest wait of one receive while draining: long polling sees every server, so an empty
 #: answer means the queue is drained (for now).
@@ -70,10 +71,12 @@ class LogLines(NamedTuple):
 
 class Consumer(NamedTuple):
     """Settles the messages of one queue, each on its own: read the body, call the use case,
-    then done, left for a retry (transient: `LeftForRetry`), or dead-lettered (never succeeds).
+    then done, left for a retry (`LeftForRetry`), or dead-lettered, by the disposition of what
+    it ended in: retry later or a bug leave it for a retry; refused, conflict and not found
+    can never succeed, so it is dead-lettered.
     """
 
-    #: The body as a use case call; raises what `problem_for` maps (invalid, too large).
+    #: The body as a use case call; raises a refusal when it is invalid or too large.
     read: Callable[[str], Request]
     #: The metrics of a stored result (not called for a duplicate).
     count_stored: "Callable[[Metrics, Submitted], None]"
@@ -99,10 +102,10 @@ class Consumer(NamedTuple):
                 submitted = request.submit(service)
         except Exception as error:
             problem = problem_for(error)
-            if problem is None:
+            if problem.disposition is Disposition.BUG:
                 logger.exception(self.lines.left_after_bug)
                 raise LeftForRetry(message_id) from error
-            if problem.retryable:
+            if problem.disposition is Disposition.RETRY_LATER:
                 logger.warning(self.lines.left, extra={"error": repr(error)})
                 raise LeftForRetry(message_id) from error
             self._dead_letter(message_id, body, error, problem)

@@ -1,6 +1,6 @@
-"""The storage port's standing reads on DynamoDB: bounded counts of the players ahead of a
-position on the sharded leaderboard index, the players just ahead of one, every entry of the
-index (for the refresh), and the histogram item a refresh stores.
+"""The rank view on DynamoDB: bounded counts of the players ahead of a position on the sharded
+leaderboard index, every entry of the index (for the refresh), and the histogram item a
+refresh stores (the writes port stores it).
 
 Every read here is an eventually consistent Query of the `leaderboard` index (global indexes
 have no other kind) or a read of the one histogram item; nothing here writes a player state.
@@ -8,57 +8,32 @@ docs/table-layout.md and docs/performance.md give the requests and their read un
 """
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from pynamodb.constants import COUNT
-from pynamodb.exceptions import PutError
 
-from ratings.rules.standings import RatingHistogram, board_order
-from ratings.service.ports import LeaderboardRow, Standings
+from ratings.rules.standings import RatingHistogram
+from ratings.service.ports import RankView
+from ratings.service.stored import Standings
 from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STANDINGS_SK,
+    BoundTable,
     RatingsItem,
     StandingsItem,
     StateItem,
-    compact_json,
     standings_key,
 )
-from ratings.storage.dynamodb.reads import TableReads
-from ratings.timestamps import format_utc_millis, parse_utc_millis
+from ratings.timestamps import parse_utc_millis
 
 
-class TableStandings(TableReads):
-    """Where players stand: the reads behind a rank, a window and a histogram."""
-
+class DynamoRanks(RankView):
     #: Entries per page when the refresh reads the index (None: DynamoDB's 1 MB pages).
     entries_page_limit: int | None = None
 
-    def leaderboard_before(
-        self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> Sequence[LeaderboardRow]:
-        if limit <= 0:
-            return []
-        rows: list[LeaderboardRow] = []
-        for shard in self._shards(ladder):
-            rows.extend(self._shard_before(shard, limit, before))
-        rows.sort(key=lambda row: board_order(row.rating, row.player_id))
-        return rows[-limit:]
-
-    def _shard_before(
-        self, shard: str, limit: int, before: tuple[int, str]
-    ) -> Iterator[LeaderboardRow]:
-        """The shard's `limit` rows nearest ahead of `before`, plus every row tied with the
-        farthest of them."""
-        end = board_order(*before)
-        return self._shard_rows(
-            shard,
-            limit,
-            RatingsItem.lb_rating >= before[0],
-            ascending=True,
-            skip=lambda position: position >= end,
-        )
+    def __init__(self, table: BoundTable) -> None:
+        self._table = table
 
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
         if limit <= 0:
@@ -67,10 +42,10 @@ class TableStandings(TableReads):
         # at most `budget` of them, the player's own lagging entry included), those ahead.
         budget = 2 * limit + 2
         ahead = read = 0
-        for shard in self._shards(ladder):
+        for shard in self._table.leaderboard_shards(ladder):
             start_key = None
             while True:
-                response = self._query(
+                response = self._table.query(
                     shard,
                     range_key_condition=RatingsItem.lb_rating >= rating,
                     filter_condition=(StateItem.player_id != player_id)
@@ -92,10 +67,10 @@ class TableStandings(TableReads):
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         # Only the two attributes the histogram needs travel back; the read units are those
         # of the whole index entries all the same.
-        for shard in self._shards(ladder):
+        for shard in self._table.leaderboard_shards(ladder):
             start_key = None
             while True:
-                response = self._query(
+                response = self._table.query(
                     shard,
                     index_name=LEADERBOARD_INDEX,
                     attributes_to_get=["player_id", "lb_rating"],
@@ -118,27 +93,3 @@ class TableStandings(TableReads):
             return None
         counts = tuple((int(rating), int(players)) for rating, players in json.loads(item.counts))
         return Standings(ladder, RatingHistogram(counts), parse_utc_millis(item.refreshed_at))
-
-    def put_standings(self, standings: Standings) -> bool:
-        histogram = standings.histogram
-        refreshed_at = format_utc_millis(standings.refreshed_at)
-        item = StandingsItem(
-            standings_key(standings.ladder),
-            STANDINGS_SK,
-            counts=compact_json([list(pair) for pair in histogram.counts]),
-            players=histogram.players,
-            refreshed_at=refreshed_at,
-        )
-        # Two refreshes that overlap: the one that started later wins, whichever ends last.
-        newer_only = StandingsItem.pk.does_not_exist() | (StandingsItem.refreshed_at < refreshed_at)
-        with transient_as_storage_error():
-            try:
-                item.save(condition=newer_only)
-            except PutError as error:
-                if error.cause_response_code == "ConditionalCheckFailedException":
-                    return False
-                raise
-        return True
-
-    def _shards(self, ladder: str) -> list[str]:
-        return [f"{ladder}#{shard}" for shard in range(self.shards)]

@@ -1,0 +1,41 @@
+"""The history view on DynamoDB: a player's events, newest first, one Query a page."""
+
+from ratings.service.ports import HistoryView
+from ratings.service.stored import EventPosition, HistoryPage
+from ratings.storage.dynamodb.layout import (
+    EVENT_SK_PREFIX,
+    BoundTable,
+    EventItem,
+    RatingsItem,
+    event_of,
+    event_sort_key,
+    player_key,
+)
+
+
+class DynamoHistory(HistoryView):
+    def __init__(self, table: BoundTable) -> None:
+        self._table = table
+
+    def history(
+        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
+    ) -> HistoryPage:
+        last_key = None
+        if after is not None:
+            at, kind, ref_id = after
+            last_key = {
+                "pk": {"S": player_key(ladder, player_id)},
+                "sk": {"S": event_sort_key(at, kind, ref_id)},
+            }
+        response = self._table.query(
+            player_key(ladder, player_id),
+            range_key_condition=RatingsItem.sk.startswith(EVENT_SK_PREFIX),
+            scan_index_forward=False,
+            limit=limit,
+            exclusive_start_key=last_key,
+        )
+        events = [
+            event_of(ladder, player_id, EventItem.from_raw_data(raw))
+            for raw in response.get("Items", [])
+        ]
+        return HistoryPage(events, more="LastEvaluatedKey" in response)
