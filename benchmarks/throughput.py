@@ -89,7 +89,9 @@ def start_stack() -> Local:
         games_queue=endpoints["queues"]["games"],
         games_dlq=endpoints["queues"]["games_dlq"],
         region=region,
-        dynamodb=boto3.client("dynamodb", endpoint_url=aws, region_name=region),
+        dynamodb=boto3.client(
+            "dynamodb", endpoint_url=endpoints["dynamodb_endpoint_url"], region_name=region
+        ),
         sqs=boto3.client("sqs", endpoint_url=aws, region_name=region),
     )
 
