@@ -14,8 +14,9 @@ up between concurrent invocations:
   serialization can meet a set changing size under it.
 - Powertools' `Logger` is the standard logger named by the service, with one formatter: the
   keys an invocation appends (the request id, the game id) would stamp another's lines.
-- The layer's `wiring` builds one service and one set of clients per process; the service's
-  retry count is read around each use case to publish ConflictsRetried.
+- The layer's `wiring` builds one service and one set of clients per process, and the
+  service's retry count is read before and after each use case to publish ConflictsRetried:
+  with concurrent invocations on one service, each would publish the others' retries too.
 
 botocore clients are thread-safe and could be shared, but nothing would be gained by sharing
 only them. So each environment is a process forked from a fork server that has imported the
@@ -23,7 +24,9 @@ heavy libraries once (`PRELOAD`): an environment pays the import of its handler 
 and its first clients, which is what a cold start pays. An environment gets the function's
 own environment variables, runs one invocation at a time, and is killed when an invocation
 outlasts the function's Timeout, as Lambda ends a timed-out invocation; a new one takes its
-place on the next invocation.
+place on the next invocation. (Being multiprocessing children, environments import the
+starting program's main module again: a script that starts a stack does so under
+`if __name__ == "__main__":`.)
 
 The metrics a handler prints (CloudWatch's embedded metric format) are what CloudWatch would
 receive; each invocation's are summed into `Invocation.metrics` and not printed. Everything
