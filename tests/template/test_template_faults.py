@@ -43,9 +43,19 @@ ALARM_CONFIGURATIONS = [
 ]
 
 
+#: The template's parameters that take an EventBridge rate expression.
+SCHEDULE_PARAMETERS = ("PodiumScheduleRate", "StandingsScheduleRate")
+
+
+@pytest.fixture(scope="module", params=SCHEDULE_PARAMETERS)
+def schedule_parameter(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    return name
+
+
 @pytest.fixture(scope="module")
-def schedule_pattern(template: dict[str, Any]) -> re.Pattern[str]:
-    return re.compile(template["Parameters"]["PodiumScheduleRate"]["AllowedPattern"])
+def schedule_pattern(template: dict[str, Any], schedule_parameter: str) -> re.Pattern[str]:
+    return re.compile(template["Parameters"][schedule_parameter]["AllowedPattern"])
 
 
 @pytest.mark.parametrize("rate", VALID_RATES)
@@ -64,9 +74,9 @@ def test_the_schedule_pattern_refuses_what_eventbridge_refuses(
 
 
 def test_the_default_schedule_is_valid(
-    template: dict[str, Any], schedule_pattern: re.Pattern[str]
+    template: dict[str, Any], schedule_parameter: str, schedule_pattern: re.Pattern[str]
 ) -> None:
-    assert schedule_pattern.fullmatch(template["Parameters"]["PodiumScheduleRate"]["Default"])
+    assert schedule_pattern.fullmatch(template["Parameters"][schedule_parameter]["Default"])
 
 
 def test_every_sqs_trigger_leaves_its_queue_six_timeouts_and_the_batching_window(
