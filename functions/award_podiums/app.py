@@ -1,7 +1,7 @@
 """AwardPodiums: on a schedule, drains the podium queue and awards each podium once.
 
-A run receives until the queue is empty (a batch of fewer than ten says so) or its time
-budget is spent (RATINGS_DRAIN_SECONDS, and always well inside the function timeout). A message
+A run receives until a receive comes back empty (a short batch does not say the queue is
+drained: SQS may return fewer messages than are waiting) or its time budget is spent (RATINGS_DRAIN_SECONDS, and always well inside the function timeout). A message
 is deleted only once its award is committed (or found already committed); an invalid one goes
 to the podium DLQ with its reason; a transient failure stays in the queue for a later run, and
 the redrive policy dead-letters it after maxReceiveCount tries.

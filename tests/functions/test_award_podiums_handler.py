@@ -177,20 +177,49 @@ def test_no_time_left_means_no_receive(award_podiums: ModuleType, stack: Stack) 
     assert queue_depth(stack) == (1, 0)
 
 
-def test_a_batch_of_fewer_than_ten_ends_the_drain_without_another_long_poll(
+def count_receives(award_podiums: ModuleType) -> list[int]:
+    """The number of messages of every receive the function's SQS client gets back."""
+    received: list[int] = []
+
+    def record(parsed: dict[str, Any], **_: Any) -> None:
+        received.append(len(parsed.get("Messages", [])))
+
+    wiring.sqs_client().meta.events.register("after-call.sqs.ReceiveMessage", record)
+    return received
+
+
+def test_the_drain_ends_on_an_empty_receive_not_on_a_short_batch(
     award_podiums: ModuleType, stack: Stack
 ) -> None:
-    receives: list[str] = []
-    wiring.sqs_client().meta.events.register(
-        "before-call.sqs.ReceiveMessage", lambda **kwargs: receives.append("receive")
-    )
+    received = count_receives(award_podiums)
     send(stack, *(json.dumps(recent_podium(f"t-few-{n}", f"few{n}")) for n in range(13)))
 
-    first = run(award_podiums)  # a full batch of 10, then 3: the queue had no more
+    first = run(award_podiums)  # 10, then 3, then an empty long poll ends the run
     second = run(award_podiums)  # an empty queue: one receive, empty
 
     assert (first["awarded"], second["awarded"]) == (13, 0)
-    assert receives == ["receive"] * 3
+    assert received == [10, 3, 0, 0]
+    assert queue_depth(stack) == (0, 0)
+
+
+def test_a_receive_answered_with_fewer_messages_than_wait_does_not_end_the_drain(
+    award_podiums: ModuleType, stack: Stack
+) -> None:
+    """SQS may return fewer messages than are waiting (it samples its servers, and a long poll
+    returns as soon as it has some): here every receive gets at most 3 of the 13 waiting."""
+
+    def fewer(params: dict[str, Any], **_: Any) -> None:
+        params["MaxNumberOfMessages"] = min(3, params.get("MaxNumberOfMessages", 1))
+
+    client = wiring.sqs_client()
+    client.meta.events.register("provide-client-params.sqs.ReceiveMessage", fewer)
+    received = count_receives(award_podiums)
+    send(stack, *(json.dumps(recent_podium(f"t-short-{n}", f"short{n}")) for n in range(13)))
+
+    summary = run(award_podiums)
+
+    assert summary["awarded"] == 13  # one run, however short the batches
+    assert received == [3, 3, 3, 3, 1, 0]
     assert queue_depth(stack) == (0, 0)
 
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from ratings.service.usecases import RatingService, Submitted
 
-#: Longest wait of one receive while draining: long polling sees every server, so an empty
+#: Longest wait of one receive while draining: long polling asks every server, so an empty
 #: answer means the queue is drained (for now).
 POLL_SECONDS = 1
 #: SQS caps a receive (and a batch delete) at ten messages.
@@ -172,11 +172,12 @@ def field_of(error: BaseException) -> str | None:
 def receive_batches(
     client: "SQSClient", queue_url: str, deadline: float
 ) -> Iterator[list["MessageTypeDef"]]:
-    """Batches of up to ten messages until the queue is empty or `deadline` (monotonic) passes.
+    """Batches of up to ten messages until a receive comes back empty or `deadline`
+    (monotonic) passes.
 
-    A long poll asks every SQS server, so a batch of fewer than ten means the queue had no
-    more visible messages: the drain ends there rather than pay one more long poll (a second
-    of the run) to hear so. What arrives later waits for the next run.
+    A batch of fewer than ten does not mean the queue is drained: SQS may answer a receive
+    with fewer messages than are waiting (AWS documents it even for long polls), so only an
+    empty long poll ends the drain. What arrives later waits for the next run.
 
     A caller deletes what it has handled; whatever it leaves becomes visible again after the
     queue's visibility timeout (or at once, through `release`).
@@ -194,8 +195,6 @@ def receive_batches(
         if not messages:
             return
         yield messages
-        if len(messages) < BATCH_SIZE:
-            return
 
 
 def delete(client: "SQSClient", queue_url: str, messages: Sequence["MessageTypeDef"]) -> int:
