@@ -5,6 +5,7 @@ the table (to see what is physically stored, expired items included)."""
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from botocore.client import BaseClient
@@ -81,10 +82,15 @@ class InterleavingDynamoStorage(DynamoStorage):
         hook()
 
     def commit_game(
-        self, game: StoredGame, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        states: Sequence[StateWrite],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
     ) -> None:
         self._interleave()
-        super().commit_game(game, states, events)
+        super().commit_game(game, states, events, now=now)
 
     def commit_tournament(
         self,

@@ -49,12 +49,20 @@ def dynamodb_local() -> Iterator[str]:
             yield engine.endpoint_url
 
 
+def fresh_storage(endpoint_url: str) -> DynamoStorage:
+    """The adapter on a new template table (4 leaderboard shards, as deployed).
+
+    The adapter's models are process-wide: the storage made last is the one that reads.
+    """
+    name = f"ratings-ddbl-{uuid.uuid4().hex[:12]}"
+    create_template_table(endpoint_url, name)
+    return DynamoStorage(name, region=REGION, endpoint_url=endpoint_url, leaderboard_shards=4)
+
+
 @pytest.fixture
 def local_storage(dynamodb_local: str, monkeypatch: pytest.MonkeyPatch) -> DynamoStorage:
-    """The adapter on a fresh template table of DynamoDB Local (4 leaderboard shards)."""
+    """The adapter on a fresh template table of DynamoDB Local."""
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
     monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
-    name = f"ratings-ddbl-{uuid.uuid4().hex[:12]}"
-    create_template_table(dynamodb_local, name)
-    return DynamoStorage(name, region=REGION, endpoint_url=dynamodb_local, leaderboard_shards=4)
+    return fresh_storage(dynamodb_local)

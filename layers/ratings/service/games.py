@@ -134,10 +134,11 @@ class GameUseCases(ServiceBase):
             now + self._settings.game_retention,
         )
         try:
-            self._storage.commit_game(stored, writes, events)
+            # An expired record is replaced, as if TTL had deleted it already.
+            self._storage.commit_game(stored, writes, events, now=now)
         except AlreadyStored:
             existing = self._storage.get_game(ladder.ladder_id, game.game_id)
-            if existing is None:  # stored and gone again between two reads: try afresh
+            if existing is None or existing.expires_at <= now:  # gone again: try afresh
                 raise WriteConflict(game.game_id) from None
             return self._replay(existing, game)
         return Submitted(result, created=True)

@@ -188,9 +188,24 @@ class InMemoryStorage(Storage):
     # Writes ------------------------------------------------------------------------------
 
     def commit_game(
-        self, game: StoredGame, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        states: Sequence[StateWrite],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
     ) -> None:
-        self._commit(states, events, lambda: self._put_new(self.games, game, game.game_id))
+        def put_game() -> Callable[[], None]:
+            stored = self.games.get((game.ladder, game.game_id))
+            if stored is not None and (now is None or stored.expires_at > now):
+                raise AlreadyStored(game.game_id)
+
+            def apply() -> None:
+                self.games[(game.ladder, game.game_id)] = game  # an expired one is replaced
+
+            return apply
+
+        self._commit(states, events, put_game)
 
     def commit_tournament(
         self,

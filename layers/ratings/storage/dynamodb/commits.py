@@ -3,6 +3,7 @@ guarded by conditions (a record created once, player states at their expected ve
 """
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import NamedTuple
 
 from pynamodb.exceptions import TransactWriteError
@@ -48,9 +49,18 @@ class TableCommits(BoundTable):
     """The write half of the storage port."""
 
     def commit_game(
-        self, game: StoredGame, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        states: Sequence[StateWrite],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
     ) -> None:
-        self._commit_record(game_item(game), states, events)
+        absent = RatingsItem.pk.does_not_exist()
+        if now is not None:
+            # Past its expires_at the record counts as gone, whether or not TTL deleted it.
+            absent = absent | (RatingsItem.expires_at <= now)
+        self._commit_record(game_item(game), states, events, absent)
 
     def commit_tournament(
         self,
@@ -58,7 +68,9 @@ class TableCommits(BoundTable):
         states: Sequence[StateWrite],
         events: Sequence[PlayerEvent],
     ) -> None:
-        self._commit_record(tournament_item(tournament), states, events)
+        self._commit_record(
+            tournament_item(tournament), states, events, RatingsItem.pk.does_not_exist()
+        )
 
     def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
         anonymous, account = link.anonymous_id, link.account_id
@@ -82,12 +94,17 @@ class TableCommits(BoundTable):
         )
 
     def _commit_record(
-        self, record: RatingsItem, states: Sequence[StateWrite], events: Sequence[PlayerEvent]
+        self,
+        record: RatingsItem,
+        states: Sequence[StateWrite],
+        events: Sequence[PlayerEvent],
+        absent: Condition,
     ) -> None:
-        """A record created once (game, tournament), with the states and events it changes."""
+        """A record created once (game, tournament) where `absent` holds, with the states and
+        events it changes."""
         self._transact(
             [
-                _Tx(record, RatingsItem.pk.does_not_exist(), AlreadyStored),
+                _Tx(record, absent, AlreadyStored),
                 *self._state_writes(states),
                 *(_Tx(event_item(event), None, WriteConflict) for event in events),
             ]
