@@ -5,12 +5,14 @@ Nothing here builds a client or reads configuration: the handlers pass what `rat
 built (wiring is the top of the package and may import this module, never the reverse).
 """
 
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from ratings.lambda_support import telemetry
+from ratings.lambda_support.payloads import body_size
 from ratings.lambda_support.problems import Problem, problem_for
 from ratings.service.errors import InvalidInput
 
@@ -31,8 +33,16 @@ if TYPE_CHECKING:
 POLL_SECONDS = 1
 #: SQS caps a receive (and a batch delete) at ten messages.
 BATCH_SIZE = 10
-#: SQS message attribute values are capped well above this; the reason stays readable.
+#: SQS's limit on one message (a queue's default MaximumMessageSize): the body and every
+#: attribute's name, data type and value, in bytes of UTF-8.
+MAX_MESSAGE_BYTES = 256 * 1024
+#: What SQS takes in a body or an attribute value: XML's characters (#x9 | #xA | #xD |
+#: #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF); anything else fails the whole send with
+#: InvalidMessageContents (a lone surrogate, which JSON can carry, cannot even be encoded).
+_REFUSED_CHARACTER = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+#: Attribute values are cut to these lengths (in characters): reasons stay readable.
 _MAX_REASON_CHARS = 1000
+_MAX_FIELD_CHARS = 256
 
 
 class Outcome(StrEnum):
@@ -151,17 +161,48 @@ def dead_letter(
     field: str | None,
 ) -> None:
     """Send a message that can never succeed to `queue_url`, its reason as attributes."""
-    attributes: dict[str, MessageAttributeValueTypeDef] = {
-        "reason": {"DataType": "String", "StringValue": problem.code},
-        "reason_message": {
-            "DataType": "String",
-            "StringValue": problem.message[:_MAX_REASON_CHARS] or problem.code,
-        },
-        "source_message_id": {"DataType": "String", "StringValue": source_message_id},
-    }
-    if field:
-        attributes["field"] = {"DataType": "String", "StringValue": field}
+    attributes = dead_letter_attributes(
+        body, problem, source_message_id=source_message_id, field=field
+    )
     client.send_message(QueueUrl=queue_url, MessageBody=body, MessageAttributes=attributes)
+
+
+def dead_letter_attributes(
+    body: str, problem: Problem, *, source_message_id: str, field: str | None
+) -> dict[str, "MessageAttributeValueTypeDef"]:
+    """The reason attributes of a dead letter, always sendable with `body`.
+
+    The field name and the message may quote what a hostile sender wrote: characters SQS
+    refuses are written as escapes, values are cut, and an attribute that would take the
+    message past SQS's size limit is left out (least telling first), so that the send cannot
+    fail on them. The body is sent as it came: SQS delivered it, so SQS takes it.
+    """
+    wanted = [
+        ("reason", problem.code, _MAX_REASON_CHARS),
+        ("source_message_id", source_message_id, _MAX_REASON_CHARS),
+        ("field", field or "", _MAX_FIELD_CHARS),
+        ("reason_message", problem.message or problem.code, _MAX_REASON_CHARS),
+    ]
+    room = MAX_MESSAGE_BYTES - body_size(body)
+    attributes: dict[str, MessageAttributeValueTypeDef] = {}
+    for name, text, limit in wanted:
+        if not text:
+            continue
+        value = sendable_text(text, limit)
+        size = len(name) + len("String") + len(value.encode("utf-8"))
+        if size <= room:
+            attributes[name] = {"DataType": "String", "StringValue": value}
+            room -= size
+    return attributes
+
+
+def sendable_text(text: str, limit: int) -> str:
+    """`text` as SQS takes it in an attribute value: every character it refuses written as a
+    `\\uXXXX` escape (so a reader still sees what was sent), at most `limit` characters."""
+    escaped = _REFUSED_CHARACTER.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    if len(escaped) > limit:
+        escaped = escaped[: limit - 3] + "..."
+    return escaped
 
 
 def field_of(error: BaseException) -> str | None:
