@@ -23,7 +23,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import payloads, telemetry
+from ratings.lambda_support import deadline, payloads, telemetry
 from ratings.lambda_support.problems import Problem, problem_for
 from ratings.service.errors import InvalidInput
 from ratings.service.usecases import describe_ladders
@@ -186,6 +186,8 @@ def problem_response(
 )
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """Every AWS call ends before the function's timeout (`deadline`): a slow store is a 503
+    with Retry-After, never an invocation that Lambda ends (which API Gateway answers bare)."""
     refused = payloads.refuse_request_body(event)  # before anything parses a body
     if refused is not None:
         logger.info("body refused", extra={"reason": refused.code, "status": refused.status})
@@ -195,4 +197,5 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             "body": payloads.json_text(refused.body()),
             "isBase64Encoded": False,
         }
-    return app.resolve(event, context)
+    with deadline.invocation(context):
+        return app.resolve(event, context)

@@ -94,6 +94,38 @@ def peek_messages(sqs: Any, url: str) -> Iterator[dict[str, Any]]:
         yield from messages
 
 
+def wait_for_messages(sqs: Any, url: str, seconds: int = 10) -> list[dict[str, Any]]:
+    """The messages that become visible in `url` within `seconds` (a delayed one included),
+    received with their message attributes and deleted."""
+    response = sqs.receive_message(
+        QueueUrl=url,
+        MaxNumberOfMessages=10,
+        WaitTimeSeconds=seconds,
+        MessageAttributeNames=["All"],
+        AttributeNames=["All"],
+    )
+    messages: list[dict[str, Any]] = response.get("Messages", [])
+    for message in messages:
+        sqs.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+    return messages
+
+
+def fail_sends(client: Any, code: str = "ServiceUnavailable") -> list[str]:
+    """Make every SendMessage of `client` fail with `code` (an SQS outage); returns the list
+    of the queue URLs refused, filled as it happens."""
+    refused: list[str] = []
+
+    def refuse(params: dict[str, Any], **_: Any) -> None:
+        refused.append(params["QueueUrl"])
+        raise ClientError(
+            {"Error": {"Code": code, "Message": "injected"}, "ResponseMetadata": {}},
+            "SendMessage",
+        )
+
+    client.meta.events.register("before-parameter-build.sqs.SendMessage", refuse)
+    return refused
+
+
 def drain_bodies(sqs: Any, url: str) -> list[str]:
     """Every message body now in `url`, each received and deleted once."""
     bodies: list[str] = []

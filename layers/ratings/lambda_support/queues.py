@@ -1,10 +1,12 @@
-"""SQS for the queue consumers: settling one message (done, left for a retry, or
-dead-lettered with its reason), and receiving, deleting and releasing messages while draining.
+"""SQS for the queue consumers: settling one message (done, sent back to its queue after
+contention, dead-lettered with its reason, or left for a retry after a bug), and receiving,
+deleting and releasing messages while draining.
 
 Nothing here builds a client or reads configuration: the handlers pass what `ratings.wiring`
 built (wiring is the top of the package and may import this module, never the reverse).
 """
 
+import random
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -43,6 +45,13 @@ _REFUSED_CHARACTER = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U
 #: Attribute values are cut to these lengths (in characters): reasons stay readable.
 _MAX_REASON_CHARS = 1000
 _MAX_FIELD_CHARS = 256
+#: The attribute that counts how often a message was sent back to its queue.
+REQUEUES_ATTRIBUTE = "requeues"
+#: A message sent back waits about FIRST_REQUEUE_SECONDS, twice that the next time, and so
+#: on up to SQS's longest delay; jittered, so that contending messages come back apart.
+FIRST_REQUEUE_SECONDS = 5
+MAX_DELAY_SECONDS = 900
+_JITTER = random.Random()
 
 
 class Outcome(StrEnum):
@@ -51,12 +60,15 @@ class Outcome(StrEnum):
     STORED = "stored"
     DUPLICATE = "duplicate"  # a redelivery: the use case had stored it already
     DEAD_LETTERED = "dead_lettered"
+    #: It met contention (or throttling, an outage, the invocation's end): a copy is back in
+    #: its queue, delayed, as a new message whose receives count from zero.
+    REQUEUED = "requeued"
 
 
 class LeftForRetry(Exception):
-    """The message may succeed later: it stays in its queue and SQS delivers it again (the
-    queue's redrive policy dead-letters it after maxReceiveCount tries). Raised from the
-    error that left it."""
+    """The message stays in its queue and SQS delivers it again after its visibility timeout
+    (the redrive policy dead-letters it after maxReceiveCount receives): after a bug, or when
+    sending it back failed. Raised from the error that left it."""
 
 
 class Request(NamedTuple):
@@ -73,6 +85,7 @@ class LogLines(NamedTuple):
 
     stored: str
     duplicate: str
+    requeued: str
     left: str
     left_after_bug: str
     dead_lettered: str
@@ -80,7 +93,14 @@ class LogLines(NamedTuple):
 
 class Consumer(NamedTuple):
     """Settles the messages of one queue, each on its own: read the body, call the use case,
-    then done, left for a retry (transient: `LeftForRetry`), or dead-lettered (never succeeds).
+    then done; sent back to the queue (transient); dead-lettered (never succeeds); or left for
+    a retry (`LeftForRetry`: a bug, or sending it back failed).
+
+    Contention is transient and must never dead-letter a message: left in its queue, a hot
+    player's game would use up maxReceiveCount and go to the DLQ without a reason. Sent back
+    as a new message instead, it starts its receives afresh; the original counts as done only
+    once the copy is sent, so nothing is lost, and a copy handled twice (the original's
+    delete lost) is a duplicate, which the use cases make harmless.
     """
 
     #: The body as a use case call; raises what `problem_for` maps (invalid, too large).
@@ -90,12 +110,15 @@ class Consumer(NamedTuple):
     lines: LogLines
     #: The dead-letter queue's URL, looked up when a message is dead-lettered.
     dead_letter_queue: Callable[[], str]
+    #: The queue's own URL, looked up when a message is sent back to it.
+    queue: Callable[[], str]
     service: "Callable[[], RatingService]"
     sqs: "Callable[[], SQSClient]"
     logger: "Logger"
     metrics: "Metrics"
 
-    def settle(self, message_id: str, body: str) -> Outcome:
+    def settle(self, message_id: str, body: str, requeues: int = 0) -> Outcome:
+        """Settle one message; `requeues` is how often it was sent back already."""
         logger = self.logger
         logger.set_correlation_id(message_id)
         id_key = None
@@ -113,8 +136,8 @@ class Consumer(NamedTuple):
                 logger.exception(self.lines.left_after_bug)
                 raise LeftForRetry(message_id) from error
             if problem.retryable:
-                logger.warning(self.lines.left, extra={"error": repr(error)})
-                raise LeftForRetry(message_id) from error
+                self._requeue(message_id, body, requeues + 1, error)
+                return Outcome.REQUEUED
             self._dead_letter(message_id, body, error, problem)
             return Outcome.DEAD_LETTERED
         else:
@@ -127,6 +150,21 @@ class Consumer(NamedTuple):
         finally:
             if id_key is not None:
                 logger.remove_keys([id_key])
+
+    def _requeue(self, message_id: str, body: str, requeues: int, error: Exception) -> None:
+        delay = requeue_delay(requeues)
+        try:
+            send_back(self.sqs(), self.queue(), body, requeues, delay)
+        except Exception as failure:
+            self.logger.warning(
+                self.lines.left, extra={"error": repr(error), "requeue_error": repr(failure)}
+            )
+            raise LeftForRetry(message_id) from error
+        telemetry.count(self.metrics, telemetry.MESSAGES_REQUEUED)
+        self.logger.warning(
+            self.lines.requeued,
+            extra={"error": repr(error), "requeues": requeues, "delay_seconds": delay},
+        )
 
     def _dead_letter(self, message_id: str, body: str, error: Exception, problem: Problem) -> None:
         field = field_of(error)
@@ -149,6 +187,43 @@ def require_queue_url(url: str | None, variable: str) -> str:
     if not url:
         raise RuntimeError(f"{variable} is not set: the template sets it for this function")
     return url
+
+
+def requeue_delay(requeues: int, rng: random.Random | None = None) -> int:
+    """Seconds a message sent back for the `requeues`-th time waits (SQS's DelaySeconds):
+    FIRST_REQUEUE_SECONDS doubled each time, between half of it and all of it, at most 900."""
+    doublings = min(max(requeues, 1) - 1, 16)
+    ceiling = min(MAX_DELAY_SECONDS, FIRST_REQUEUE_SECONDS << doublings)
+    share = (rng or _JITTER).uniform(0.5, 1.0)
+    return max(1, round(ceiling * share))
+
+
+def send_back(
+    client: "SQSClient", queue_url: str, body: str, requeues: int, delay_seconds: int
+) -> None:
+    """Send `body` to its queue again as a new message, after `delay_seconds`."""
+    client.send_message(
+        QueueUrl=queue_url,
+        MessageBody=body,
+        DelaySeconds=delay_seconds,
+        MessageAttributes={
+            REQUEUES_ATTRIBUTE: {"DataType": "Number", "StringValue": str(requeues)}
+        },
+    )
+
+
+def requeues_of(attributes: object) -> int:
+    """How often a message was sent back, from its message attributes as a Lambda event
+    record (`stringValue`) or a receive (`StringValue`) carries them; 0 when unreadable."""
+    if not isinstance(attributes, dict):
+        return 0
+    value = attributes.get(REQUEUES_ATTRIBUTE)
+    if not isinstance(value, dict):
+        return 0
+    text: object = value.get("stringValue", value.get("StringValue"))
+    if isinstance(text, str) and text.isdigit() and len(text) <= 6:
+        return int(text)
+    return 0
 
 
 def dead_letter(
@@ -231,6 +306,7 @@ def receive_batches(
             QueueUrl=queue_url,
             MaxNumberOfMessages=BATCH_SIZE,
             WaitTimeSeconds=max(0, min(POLL_SECONDS, int(remaining))),
+            MessageAttributeNames=[REQUEUES_ATTRIBUTE],
         )
         messages = response.get("Messages", [])
         if not messages:

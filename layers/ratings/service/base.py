@@ -25,11 +25,20 @@ DISPLAY_WINDOW_DAYS = 7
 
 
 class RetryPolicy(NamedTuple):
-    """Bounded retries with full jitter: attempt n sleeps uniform(0, min(cap, base * 2**n))."""
+    """Retries of a write that met a concurrent one, with full jitter: after attempt n it
+    sleeps uniform(0, min(cap, base * 2**n)). It gives up after `attempts`, or before a sleep
+    that would end past `budget_seconds` from the first attempt, whichever comes first.
 
-    attempts: int = 8
+    Contention is transient: a writer that keeps retrying gets through once the others are
+    done, so the time budget, not a count, is what bounds it (a hot player's twelve concurrent
+    writers outlast eight attempts). The budget is a share of the function's timeout
+    (`ratings.budgets`); the cap keeps late attempts frequent enough to win a turn.
+    """
+
+    attempts: int = 64
     base_seconds: float = 0.01
     cap_seconds: float = 0.4
+    budget_seconds: float = 4.0
 
     def delay(self, attempt: int, rng: random.Random) -> float:
         return rng.uniform(0, min(self.cap_seconds, self.base_seconds * 2**attempt))
@@ -63,6 +72,7 @@ class ServiceBase:
         clock: Callable[[], datetime] = utc_now,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        timer: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         on_retry: Callable[[str], None] | None = None,
     ) -> None:
@@ -72,6 +82,7 @@ class ServiceBase:
         self._clock = clock
         self._retry = retry or RetryPolicy()
         self._sleep = sleep
+        self._timer = timer
         self._rng = rng or random.Random()
         self._on_retry = on_retry
         #: Conflicts retried since this service was made (for metrics and reports).
@@ -85,17 +96,23 @@ class ServiceBase:
         return ladder
 
     def _with_retries(self, what: str, attempt: Callable[[], Submitted]) -> Submitted:
-        for number in range(self._retry.attempts):
+        policy = self._retry
+        started = self._timer()
+        for number in range(policy.attempts):
             try:
                 return attempt()
             except (WriteConflict, TransientStorageError):
                 self.retries += 1
                 if self._on_retry is not None:
                     self._on_retry(what)
-                if number + 1 < self._retry.attempts:
-                    self._sleep(self._retry.delay(number, self._rng))
+                delay = policy.delay(number, self._rng)
+                if number + 1 == policy.attempts:
+                    break
+                if self._timer() - started + delay > policy.budget_seconds:
+                    break
+                self._sleep(delay)
         raise RetryLater(
-            f"the {what} could not be stored after {self._retry.attempts} attempts "
+            f"the {what} could not be stored after {number + 1} attempts "
             "because of concurrent updates or throttling; retry later"
         )
 
