@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple, Protocol
 
-#: Kept back from the time Lambda gives: the answer's own path (serialising it, the logs,
-#: the metrics) after the last call.
-MARGIN_SECONDS = 0.3
+#: Kept back from the time Lambda gives: more than the longest sleep between two attempts of a
+#: use case (0.4 s), and the answer's own path (serialising it, the logs, the metrics).
+MARGIN_SECONDS = 0.5
 
 
 class OutOfTime(TimeoutError):

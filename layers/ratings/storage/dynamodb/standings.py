@@ -15,7 +15,7 @@ from pynamodb.exceptions import PutError
 
 from ratings.rules.standings import RatingHistogram, board_order
 from ratings.service.ports import LeaderboardRow, Standings
-from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.storage.dynamodb.errors import response_code, transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STANDINGS_SK,
@@ -135,7 +135,7 @@ class TableStandings(TableReads):
             try:
                 item.save(condition=newer_only)
             except PutError as error:
-                if error.cause_response_code == "ConditionalCheckFailedException":
+                if response_code(error) == "ConditionalCheckFailedException":
                     return False
                 raise
         return True

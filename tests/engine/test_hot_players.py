@@ -1,0 +1,222 @@
+"""A hot player on Amazon's engine: twelve writers, fifteen games each, all against one
+player, on DynamoDB Local. Its transactions cancel each other (TransactionConflict) and its
+version conditions fail as DynamoDB's do, which moto never shows.
+
+Before the fix, 32 of these 180 games ended RetryLater after the service's 8 attempts, and
+over the queue such a game was left to use up maxReceiveCount and dead-lettered without a
+reason. Now contention is transient everywhere:
+
+- over the games queue (eleven writers, each a GamesQueue container of its own) no record is
+  ever a batch item failure: a game that still meets contention after the retry budget goes
+  back to the queue as a new, delayed message, received once (receive count 1);
+- over HTTP (one writer, through the Api function) the worst answer is 503 with Retry-After,
+  and the client that waits that long and sends the same body again gets its 201.
+
+Every game is stored, and applied to the hot player exactly once.
+"""
+
+import json
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+from support.dynamodb_local import REGION, create_template_table
+from support.lambda_events import rest_event, sqs_event
+from support.queues import queue_depth, wait_for_messages
+from support.template import ROOT, TEMPLATE
+
+from ratings import wiring
+from ratings_local.functions import LocalFunction
+from ratings_local.template import read_stack
+
+LADDER = "backgammon"
+HOT = "hot"
+WRITERS = 12
+GAMES_EACH = 15
+STARTING_RATING = 1500
+
+
+@dataclass
+class Seen:
+    """What the writers were answered."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    http: Counter[int] = field(default_factory=Counter)
+    retry_after: list[str | None] = field(default_factory=list)
+    batch_item_failures: list[str] = field(default_factory=list)
+    requeue_receive_counts: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class Stack:
+    games: LocalFunction
+    api: LocalFunction
+    sqs: Any
+    games_url: str
+    games_arn: str
+    dlq_url: str
+
+
+@pytest.fixture
+def stack(dynamodb_local: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    """The Api and GamesQueue functions of template.yaml, the table on DynamoDB Local (every
+    container shares the process's one service), the queues on moto (passed through: moto
+    answers only AWS's own endpoints)."""
+    table = f"ratings-hot-{uuid.uuid4().hex[:10]}"
+    create_template_table(dynamodb_local, table)
+    spec = read_stack(TEMPLATE)
+    env = {
+        "AWS_ACCESS_KEY_ID": "local",
+        "AWS_SECRET_ACCESS_KEY": "local",
+        "AWS_REGION": REGION,
+        "AWS_DEFAULT_REGION": REGION,
+        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local,
+        # The template's Powertools settings; the EMF output would only fill the test's log.
+        **{
+            name: value
+            for name, value in spec.globals["Environment"]["Variables"].items()
+            if name.startswith("POWERTOOLS_")
+        },
+        "POWERTOOLS_METRICS_DISABLED": "true",
+        "RATINGS_TABLE": table,
+        "RATINGS_FUNCTION_TIMEOUT": str(spec.globals["Timeout"]),
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    for name in ("AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    with mock_aws():
+        sqs = boto3.client("sqs", region_name=REGION)
+        dlq_url = sqs.create_queue(QueueName=f"games-dlq-{table}")["QueueUrl"]
+        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])
+        redrive = {
+            "deadLetterTargetArn": dlq_arn["Attributes"]["QueueArn"],
+            "maxReceiveCount": "5",
+        }
+        games_url = sqs.create_queue(
+            QueueName=f"games-{table}",
+            Attributes={"VisibilityTimeout": "181", "RedrivePolicy": json.dumps(redrive)},
+        )["QueueUrl"]
+        games_arn = sqs.get_queue_attributes(QueueUrl=games_url, AttributeNames=["QueueArn"])
+        monkeypatch.setenv("RATINGS_GAMES_QUEUE_URL", games_url)
+        monkeypatch.setenv("RATINGS_GAMES_DLQ_URL", dlq_url)
+        wiring.reset()
+        try:
+            yield Stack(
+                games=LocalFunction(
+                    spec.functions["GamesQueueFunction"], ROOT, REGION, max_concurrency=WRITERS
+                ),
+                api=LocalFunction(spec.functions["ApiFunction"], ROOT, REGION),
+                sqs=sqs,
+                games_url=games_url,
+                games_arn=games_arn["Attributes"]["QueueArn"],
+                dlq_url=dlq_url,
+            )
+        finally:
+            wiring.reset()
+
+
+def hot_game(writer: int, number: int, now: datetime) -> dict[str, Any]:
+    opponent = f"opp-{writer}-{number}"
+    return {
+        "game_id": f"hot-{writer:02d}-{number:02d}",
+        "played_at": (now - timedelta(hours=2, minutes=number)).isoformat(),
+        "players": [{"id": HOT}, {"id": opponent}],
+        "winner": HOT if (writer + number) % 2 else opponent,
+    }
+
+
+def over_http(stack: Stack, seen: Seen, games: list[dict[str, Any]]) -> None:
+    """A client that honours Retry-After: it waits that long and sends the same body again."""
+    path = f"/v1/ladders/{LADDER}/games"
+    for body in games:
+        while True:
+            answer = stack.api.invoke(rest_event("POST", path, body=body))
+            with seen.lock:
+                seen.http[answer["statusCode"]] += 1
+            if answer["statusCode"] != 503:
+                break
+            headers = dict(answer.get("headers") or {})
+            for name, values in (answer.get("multiValueHeaders") or {}).items():
+                headers[name] = values[-1]
+            retry_after = headers.get("Retry-After")
+            with seen.lock:
+                seen.retry_after.append(retry_after)
+            assert json.loads(answer["body"])["error"]["code"] == "retry_later"
+            time.sleep(float(retry_after or 1))
+        assert answer["statusCode"] == 201, answer
+
+
+def over_the_queue(stack: Stack, seen: Seen, bodies: list[str]) -> None:
+    """One GamesQueue container's deliveries: a record at a time, as a first delivery."""
+    for body in bodies:
+        answer = stack.games.invoke(sqs_event(stack.games_arn, [body]))
+        with seen.lock:
+            seen.batch_item_failures += [f["itemIdentifier"] for f in answer["batchItemFailures"]]
+
+
+def drain_requeued(stack: Stack, seen: Seen) -> None:
+    """Deliver what was sent back, as the event source mapping would, until none is left."""
+    while queue_depth(stack.sqs, stack.games_url):
+        for message in wait_for_messages(stack.sqs, stack.games_url, seconds=20):
+            seen.requeue_receive_counts[message["Attributes"]["ApproximateReceiveCount"]] += 1
+            event = sqs_event(stack.games_arn, [message["Body"]])
+            record = event["Records"][0]
+            record["messageAttributes"] = {
+                name: {"stringValue": value["StringValue"], "dataType": value["DataType"]}
+                for name, value in message.get("MessageAttributes", {}).items()
+            }
+            answer = stack.games.invoke(event)
+            seen.batch_item_failures += [f["itemIdentifier"] for f in answer["batchItemFailures"]]
+
+
+def test_twelve_writers_on_one_hot_player_all_land_once_on_dynamodb_local(
+    stack: Stack,
+) -> None:
+    now = datetime.now(UTC)
+    games = {w: [hot_game(w, n, now) for n in range(GAMES_EACH)] for w in range(WRITERS)}
+    seen = Seen()
+    stack.api.warm()
+    stack.games.warm()
+    started = time.monotonic()
+
+    with ThreadPoolExecutor(WRITERS) as pool:
+        futures = [pool.submit(over_http, stack, seen, games[0])]
+        for writer in range(1, WRITERS):
+            bodies = [json.dumps({**game, "ladder": LADDER}) for game in games[writer]]
+            futures.append(pool.submit(over_the_queue, stack, seen, bodies))
+        for future in futures:
+            future.result()
+    drain_requeued(stack, seen)
+    seconds = time.monotonic() - started
+
+    service = wiring.service()
+    print(
+        f"\n[hot-player dynamodb-local] games={WRITERS * GAMES_EACH} http={dict(seen.http)} "
+        f"requeued={sum(seen.requeue_receive_counts.values())} "
+        f"service_retries={service.retries} seconds={seconds:.1f}"
+    )
+    assert seen.batch_item_failures == []  # contention never left a record to redeliver
+    assert set(seen.requeue_receive_counts) <= {"1"}  # each copy a new message, received once
+    assert queue_depth(stack.sqs, stack.dlq_url) == 0
+    assert set(seen.http) <= {201, 503}
+    assert seen.http[201] == GAMES_EACH
+    assert all(value == "1" for value in seen.retry_after)
+    hot = wiring.storage().read_states(LADDER, [HOT])[HOT]
+    assert hot.ranked_games == WRITERS * GAMES_EACH  # each game applied exactly once
+    deltas = 0
+    for writer_games in games.values():
+        for game in writer_games:
+            stored = service.get_game(LADDER, game["game_id"])
+            (mine,) = [player for player in stored["players"] if player["id"] == HOT]
+            deltas += mine["delta"]
+    assert hot.rating == STARTING_RATING + deltas
