@@ -519,7 +519,7 @@ def test_conflicts_that_never_stop_end_in_retry_later(
 
     # Every attempt lost to the game that cut in (the count is what the time budget allowed).
     attempts = racer.retries
-    assert 8 <= attempts <= RetryPolicy().attempts
+    assert 1 < attempts <= RetryPolicy().attempts
     assert racing.interleaved == attempts
     with pytest.raises(NotFound):
         other.get_game(LADDER, "g-starved")

@@ -24,8 +24,9 @@ def _no_resources(logical_id: str, attribute: str | None) -> str:
     raise AssertionError(f"the table's definition refers to {logical_id}.{attribute}")
 
 
-def create_template_table(endpoint_url: str, name: str) -> None:
-    """The template's table (keys, indexes, TTL) under `name`, on the engine at `endpoint_url`."""
+def create_template_table(endpoint_url: str | None, name: str) -> None:
+    """The template's table (keys, indexes, TTL) under `name`, on the engine at `endpoint_url`
+    (None: wherever boto3 points, moto in its mock)."""
     spec = read_stack(TEMPLATE)
     ((table,),) = [list(spec.tables.values())]
     properties: dict[str, Any] = resolve(dict(table.properties), _no_resources, spec.parameters)

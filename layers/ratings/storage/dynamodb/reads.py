@@ -1,5 +1,14 @@
 """The storage port's reads on DynamoDB: batched, strongly consistent gets on the hot path,
 key-range queries for the recent-games window, history pages and the sharded leaderboard.
+
+The leaderboard index is a global secondary index, so eventually consistent: AWS documents
+that a change reaches it asynchronously (normally within a second), and until then a query of
+it returns the entry as it was, or both an old and a new one. A player whose rating just
+changed could be listed twice, or at a rating they no longer have; an anonymous id linked a
+moment ago could be listed beside its account. So the rows of a leaderboard read are checked
+against the players' states (one strongly consistent BatchGetItem): each player is listed once,
+at the rating their state has now, and only where that rating places them in the range read;
+an entry whose player is no longer on the board (an absorbed anonymous id) is left out.
 """
 
 import json
@@ -187,11 +196,66 @@ class TableReads(BoundTable):
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
     ) -> Sequence[LeaderboardRow]:
+        """The first `limit` players after `after`, each at their current rating (see above).
+
+        Entries that turn out stale leave fewer than `limit`: the index is read on, past the
+        last entry read, until `limit` are found or it ends.
+        """
+        if limit <= 0:
+            return []
+        start = None if after is None else board_order(*after)
+        checked: dict[str, LeaderboardRow | None] = {}
+        read_after = after
+        while True:
+            entries = self._index_after(ladder, limit, read_after)
+            self._check(ladder, entries, checked)
+            ended = len(entries) < limit  # every shard ran out: nothing lies further down
+            boundary = None if ended else order_of(entries[-1])
+            # Everyone met so far whose place now is within what was read (a player who
+            # moved down past it is met again further down; one who moved up, before it).
+            listed = [
+                row
+                for row in checked.values()
+                if row is not None
+                and (start is None or order_of(row) > start)
+                and (boundary is None or order_of(row) <= boundary)
+            ]
+            if ended or len(listed) >= limit:
+                return sorted(listed, key=order_of)[:limit]
+            read_after = (entries[-1].rating, entries[-1].player_id)
+
+    def _index_after(
+        self, ladder: str, limit: int, after: tuple[int, str] | None
+    ) -> list[LeaderboardRow]:
+        """The index's first `limit` entries after `after`, as the index has them."""
         rows: list[LeaderboardRow] = []
         for shard in range(self.shards):
             rows.extend(self._shard_top(f"{ladder}#{shard}", limit, after))
-        rows.sort(key=lambda row: board_order(row.rating, row.player_id))
+        rows.sort(key=order_of)
         return rows[:limit]
+
+    def _check(
+        self,
+        ladder: str,
+        entries: Sequence[LeaderboardRow],
+        checked: dict[str, LeaderboardRow | None],
+    ) -> None:
+        """Add to `checked` each new player of the index `entries` as their state has them now
+        (strongly consistent), or None when they are no longer on the board."""
+        unread = list(
+            dict.fromkeys(row.player_id for row in entries if row.player_id not in checked)
+        )
+        if not unread:
+            return
+        states = self.read_states(ladder, unread)
+        for player_id in unread:
+            state = states.get(player_id)
+            on_board = state is not None and state.ranked_games > 0 and state.listed
+            checked[player_id] = (
+                LeaderboardRow(player_id, state.rating, state.ranked_games)
+                if state is not None and on_board
+                else None
+            )
 
     def _shard_top(
         self, shard: str, limit: int, after: tuple[int, str] | None
@@ -277,3 +341,7 @@ class TableReads(BoundTable):
         """One page of a query on the table (or one of its indexes), as DynamoDB answers it."""
         with transient_as_storage_error():
             return dict(self.connection.query(self.table_name, hash_key, **options))
+
+
+def order_of(row: LeaderboardRow) -> tuple[int, str]:
+    return board_order(row.rating, row.player_id)

@@ -25,7 +25,7 @@ from ratings.storage.dynamodb.layout import (
     compact_json,
     standings_key,
 )
-from ratings.storage.dynamodb.reads import TableReads
+from ratings.storage.dynamodb.reads import TableReads, order_of
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 
@@ -38,12 +38,38 @@ class TableStandings(TableReads):
     def leaderboard_before(
         self, ladder: str, limit: int, before: tuple[int, str]
     ) -> Sequence[LeaderboardRow]:
+        """The `limit` players nearest ahead of `before`, each at their current rating: the
+        index's entries checked against the states, as `leaderboard` does (its module says
+        why), read on upwards while stale entries leave fewer than `limit`."""
         if limit <= 0:
             return []
+        end = board_order(*before)
+        checked: dict[str, LeaderboardRow | None] = {}
+        read_before = before
+        while True:
+            entries = self._index_before(ladder, limit, read_before)
+            self._check(ladder, entries, checked)
+            ended = len(entries) < limit  # the top of every shard was reached
+            boundary = None if ended else order_of(entries[0])
+            listed = [
+                row
+                for row in checked.values()
+                if row is not None
+                and order_of(row) < end
+                and (boundary is None or order_of(row) >= boundary)
+            ]
+            if ended or len(listed) >= limit:
+                return sorted(listed, key=order_of)[-limit:]
+            read_before = (entries[0].rating, entries[0].player_id)
+
+    def _index_before(
+        self, ladder: str, limit: int, before: tuple[int, str]
+    ) -> list[LeaderboardRow]:
+        """The index's `limit` entries nearest ahead of `before`, as the index has them."""
         rows: list[LeaderboardRow] = []
         for shard in self._shards(ladder):
             rows.extend(self._shard_before(shard, limit, before))
-        rows.sort(key=lambda row: board_order(row.rating, row.player_id))
+        rows.sort(key=order_of)
         return rows[-limit:]
 
     def _shard_before(
