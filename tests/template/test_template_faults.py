@@ -209,3 +209,15 @@ def test_each_key_has_a_throttle_and_a_quota_and_the_stage_its_own_limit(
     assert parameters["ApiStageBurstLimit"]["Default"] >= parameters["ApiKeyBurstLimit"]["Default"]
     (plan,) = resources_of(transformed, "AWS::ApiGateway::UsagePlan").values()
     assert set(plan["Properties"]) >= {"Throttle", "Quota", "ApiStages"}
+
+
+@pytest.mark.parametrize("kind", ["THROTTLED", "INTEGRATION_TIMEOUT", "INTEGRATION_FAILURE"])
+def test_the_gateways_own_retry_answers_say_when_to_retry(
+    template: dict[str, Any], kind: str
+) -> None:
+    """The function's 503 carries Retry-After; so do API Gateway's own 429 and 503 (a function
+    that still timed out, or could not be invoked), so one client rule serves them all."""
+    response = template["Resources"]["RatingsApi"]["Properties"]["GatewayResponses"][kind]
+
+    assert response["StatusCode"] in ("429", "503")
+    assert response["ResponseParameters"]["Headers"] == {"Retry-After": "'1'"}
