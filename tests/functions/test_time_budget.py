@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Iterator
 from types import ModuleType
+from typing import Any
 
 import pytest
 from support.faults import silent_endpoint
@@ -48,8 +49,8 @@ def hanging_store(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> Iterator[str
 def test_the_clients_timeouts_are_cut_from_the_template_timeout(stack: Stack) -> None:
     told = parsed_template()["Globals"]["Function"]["Environment"]["Variables"]
     timeouts = budgets.call_timeouts(float(told["RATINGS_FUNCTION_TIMEOUT"]))
-    table = wiring.storage().connection.client.meta.config
-    sqs = wiring.sqs_client().meta.config
+    table: Any = wiring.storage().connection.client.meta.config
+    sqs: Any = wiring.sqs_client().meta.config
 
     assert wiring.config().function_timeout == template_timeout("ApiFunction") == 10
     assert (table.connect_timeout, table.read_timeout) == (0.5, 1.5)
@@ -115,7 +116,7 @@ def test_a_game_from_the_queue_meeting_a_hanging_store_goes_back_to_the_queue_in
 
 
 def test_the_guard_refuses_before_sending_when_time_is_short(hanging_store: str) -> None:
-    client = wiring.storage().connection.client
+    client: Any = wiring.storage().connection.client
     attempt = wiring.call_timeouts(wiring.config()).attempt_seconds
     # Less than one attempt's time once the margin is kept.
     context = LambdaContext("api", 10, remaining_millis=int((attempt + 0.4) * 1000))

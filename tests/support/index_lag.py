@@ -13,6 +13,7 @@ import itertools
 import uuid
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 from ratings.service.ports import StateWrite, StoredGame
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard, player_key
@@ -38,7 +39,8 @@ def lingering_entry(
     storage: DynamoStorage, ladder: str, player_id: str, rating: int, ranked_games: int = 1
 ) -> None:
     """The index also shows `player_id` at `rating`, as it did before a later write."""
-    storage.connection.client.put_item(
+    client: Any = storage.connection.client
+    client.put_item(
         TableName=storage.table_name,
         Item={
             "pk": {"S": f"LAG#{uuid.uuid4().hex}"},
@@ -53,7 +55,8 @@ def lingering_entry(
 
 def not_yet_indexed(storage: DynamoStorage, ladder: str, player_id: str) -> None:
     """The index does not show `player_id`'s current entry yet (its state is unchanged)."""
-    storage.connection.client.update_item(
+    client: Any = storage.connection.client
+    client.update_item(
         TableName=storage.table_name,
         Key={"pk": {"S": player_key(ladder, player_id)}, "sk": {"S": "STATE"}},
         UpdateExpression="REMOVE lb_shard, lb_rating",

@@ -117,10 +117,7 @@ def fail_sends(client: Any, code: str = "ServiceUnavailable") -> list[str]:
 
     def refuse(params: dict[str, Any], **_: Any) -> None:
         refused.append(params["QueueUrl"])
-        raise ClientError(
-            {"Error": {"Code": code, "Message": "injected"}, "ResponseMetadata": {}},
-            "SendMessage",
-        )
+        raise ClientError({"Error": {"Code": code, "Message": "injected"}}, "SendMessage")
 
     client.meta.events.register("before-parameter-build.sqs.SendMessage", refuse)
     return refused

@@ -256,7 +256,7 @@ def test_each_consumer_may_send_to_its_own_queue_and_its_dlq(
             for statement in policy["Statement"]
         ]
     targets = [
-        ref(resource)
+        str(ref(resource))
         for statement in statements
         if statement["Action"] == "sqs:SendMessage"
         for resource in statement["Resource"]
