@@ -30,7 +30,7 @@ from botocore.model import OperationModel
 
 from benchmarks.requests_per_game import NOW, Clock, body
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local.aws import EmulatedAws
 

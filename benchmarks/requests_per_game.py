@@ -28,7 +28,7 @@ from botocore.model import OperationModel
 from moto import mock_aws
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.timestamps import format_utc_millis
 

@@ -28,7 +28,8 @@ from moto import mock_aws
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.rules.standings import board_order
-from ratings.service.usecases import RatingService, Settings
+from ratings.service.facade import RatingService
+from ratings.service.settings import Settings
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard, player_key
 from ratings.storage.dynamodb.layout import STATE_SK, RatingsItem, StateItem
 
@@ -92,7 +93,7 @@ def fill(storage: DynamoStorage, players: int, rng: random.Random) -> list[tuple
                 ranked_games=1,
                 version=1,
             )
-            item.lb_shard = leaderboard_shard(LADDER, player_id, storage.shards)
+            item.lb_shard = leaderboard_shard(LADDER, player_id, storage.table.shards)
             item.lb_rating = rating
             batch.save(item)
             board.append((player_id, rating))
@@ -160,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             player_id = board[rank - 1][0]
             with metered(storage, entry_bytes) as meter:
-                standing = service.standing(LADDER, service_record(storage, player_id))
+                standing = service.get_player.standing(service_record(storage, player_id))
             assert standing is not None
             print(
                 f"{rank:>8} {standing['exact']!s:>6} {meter.entries:>8} {meter.rru:>9.1f}  "
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def service_record(storage: DynamoStorage, player_id: str) -> Any:
-    return storage.read_states(LADDER, [player_id])[player_id]
+    return storage.writes.read_states(LADDER, [player_id])[player_id]
 
 
 if __name__ == "__main__":

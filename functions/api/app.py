@@ -24,9 +24,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.lambda_support import deadline, payloads, telemetry
-from ratings.lambda_support.problems import Problem, problem_for
-from ratings.service.errors import InvalidInput
-from ratings.service.usecases import describe_ladders
+from ratings.lambda_support.problems import Problem, problem_for, refused
+from ratings.service.documents import describe_ladders
+from ratings.service.errors import Disposition, InvalidInput
 
 logger = Logger()
 metrics = Metrics()
@@ -131,14 +131,12 @@ def page_parameters() -> tuple[str | None, str | None]:
 @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
 def answer_error(error: Exception) -> Response[JsonObject]:
     problem = problem_for(error)
-    if problem is None:
-        # A bug, not the caller: log it with the request id (the correlation id) and say so.
+    if problem.disposition is Disposition.BUG:
+        # Not the caller: log it with the request id (the correlation id) and say so.
         logger.exception("unexpected error")
         request_id = app.current_event.request_context.request_id
-        problem = Problem(
-            500, "internal_error", f"an unexpected error happened; request id {request_id}"
-        )
-    elif problem.retryable:
+        problem = problem._replace(message=f"{problem.message}; request id {request_id}")
+    elif problem.disposition is Disposition.RETRY_LATER:
         logger.warning("retry later", extra={"reason": problem.code, "error": repr(error)})
     return problem_response(problem)
 
@@ -149,9 +147,9 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
     allowed = methods_of(event.path)
     if allowed:
         message = f"{event.http_method} is not allowed on {event.path}; allowed: {allowed}"
-        return problem_response(Problem(405, "method_not_allowed", message), {"Allow": allowed})
+        return problem_response(refused("method_not_allowed", message, 405), {"Allow": allowed})
     message = f"no route {event.http_method} {event.path}; the API's routes start with /v1"
-    return problem_response(Problem(404, "not_found", message))
+    return problem_response(Problem(404, "not_found", message, Disposition.NOT_FOUND))
 
 
 def methods_of(path: str) -> str:

@@ -12,7 +12,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pynamodb.exceptions import PynamoDBException
 
 from ratings.config import Config
-from ratings.service.ports import TransientStorageError
+from ratings.service.errors import TransientStorageError
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_cli.records import InputError, Record
 
@@ -39,11 +39,13 @@ def stored_results(
     moment = now()
     try:
         results = [
-            stored.result for stored in storage.stored_games(ladder) if stored.expires_at > moment
+            stored.result
+            for stored in storage.results.stored_games(ladder)
+            if stored.expires_at > moment
         ]
     except (PynamoDBException, BotoCoreError, ClientError, TransientStorageError) as error:
         raise InputError(
-            f"cannot read table {storage.table_name!r} "
+            f"cannot read table {storage.table.table_name!r} "
             f"(region {region or config.region}, endpoint "
             f"{endpoint_url or config.endpoint_url or 'AWS'}): {type(error).__name__}: {error}"
         ) from None

@@ -20,7 +20,7 @@ from ratings.rules.ladders import RULESET_VERSIONS
 from ratings.rules.ranked import MODES, UNRANKED_REASONS
 from ratings.rules.submission import game_body, parse_game
 from ratings.service.inputs import LINK, parse_link
-from ratings.service.reads import MAX_PAGE
+from ratings.service.pages import MAX_PAGE
 from ratings.wiring import LADDERS
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack

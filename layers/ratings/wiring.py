@@ -13,7 +13,9 @@ from ratings.config import Config
 from ratings.lambda_support import deadline
 from ratings.lambda_support.queues import POLL_SECONDS
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.usecases import RatingService, RetryPolicy, Settings
+from ratings.service.facade import RatingService
+from ratings.service.retries import RetryPolicy
+from ratings.service.settings import Settings
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient

@@ -27,6 +27,7 @@ from support.queues import (
 from ratings import wiring
 from ratings.lambda_support.problems import Problem
 from ratings.lambda_support.queues import dead_letter_attributes
+from ratings.service.errors import Disposition
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -141,7 +142,10 @@ def test_dead_letter_attributes_are_always_sendable_with_their_body(
     body = (body + "p" * padding).encode()[:SQS_MAX_MESSAGE_BYTES].decode("utf-8", "ignore")
 
     attributes = dead_letter_attributes(
-        body, Problem(400, code, message), source_message_id=source_message_id, field=field
+        body,
+        Problem(400, code, message, Disposition.REFUSED),
+        source_message_id=source_message_id,
+        field=field,
     )
 
     assert sqs_refusal(body, attributes) is None

@@ -7,6 +7,7 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 from pynamodb.exceptions import GetError, QueryError, VerboseClientError
 
+from ratings.aws_errors import is_transient
 from ratings.lambda_support import telemetry
 from ratings.lambda_support.payloads import (
     body_size,
@@ -16,20 +17,24 @@ from ratings.lambda_support.payloads import (
 )
 from ratings.lambda_support.problems import (
     MAX_BODY_BYTES,
+    STATUS,
     PayloadTooLarge,
     Problem,
-    is_transient,
     problem_for,
 )
 from ratings.service.errors import (
     AlreadyLinked,
+    Disposition,
     GameConflict,
+    InvalidCursor,
     InvalidInput,
     NotFound,
+    NotRanked,
     RetryLater,
     TournamentConflict,
+    TransientStorageError,
+    WriteConflict,
 )
-from ratings.service.ports import TransientStorageError, WriteConflict
 
 
 def client_error(code: str, status: int = 400) -> ClientError:
@@ -44,7 +49,9 @@ def client_error(code: str, status: int = 400) -> ClientError:
     ("error", "status", "code"),
     [
         (InvalidInput("cube", "cube must be 1, 2, 4, ..."), 400, "invalid_request"),
+        (InvalidCursor(), 400, "invalid_cursor"),
         (NotFound("ladder 'chess' does not exist"), 404, "not_found"),
+        (NotRanked("player 'p' has no ranked games"), 404, "not_ranked"),
         (GameConflict("game_id 'g-1' was already used"), 409, "game_conflict"),
         (TournamentConflict("tournament_id 't-1' was already awarded"), 409, "tournament_conflict"),
         (AlreadyLinked("anonymous_id 'a' is already linked"), 409, "already_linked"),
@@ -56,6 +63,7 @@ def client_error(code: str, status: int = 400) -> ClientError:
         (client_error("InternalServerError", 500), 503, "retry_later"),
         (EndpointConnectionError(endpoint_url="https://dynamodb"), 503, "retry_later"),
         (ReadTimeoutError(endpoint_url="https://dynamodb"), 503, "retry_later"),
+        (KeyError("a bug"), 500, "internal_error"),
     ],
 )
 def test_every_error_has_one_answer(error: Exception, status: int, code: str) -> None:
@@ -65,13 +73,16 @@ def test_every_error_has_one_answer(error: Exception, status: int, code: str) ->
     assert (problem.status, problem.code) == (status, code)
     assert problem.message
     assert problem.retryable is (status == 503)
+    assert problem.status == STATUS[problem.disposition] or problem.status == 413
     assert problem.body() == {"error": {"code": code, "message": problem.message}}
 
 
 def test_domain_messages_are_passed_on_verbatim() -> None:
     problem = problem_for(InvalidInput("players[1].id", "players[1].id must differ"))
 
-    assert problem == Problem(400, "invalid_request", "players[1].id must differ")
+    assert problem == Problem(
+        400, "invalid_request", "players[1].id must differ", Disposition.REFUSED
+    )
 
 
 def test_a_wrapped_throttle_is_transient_but_a_wrapped_bug_is_not() -> None:
@@ -83,8 +94,8 @@ def test_a_wrapped_throttle_is_transient_but_a_wrapped_bug_is_not() -> None:
 
     assert is_transient(throttled)
     assert is_transient(QueryError("Failed to query items", as_pynamodb_raises))
-    assert problem_for(invalid) is None
-    assert problem_for(KeyError("bug")) is None
+    assert problem_for(invalid).disposition is Disposition.BUG
+    assert problem_for(KeyError("bug")).disposition is Disposition.BUG
 
 
 def test_an_error_raised_while_handling_a_throttle_is_still_a_bug() -> None:
@@ -98,7 +109,7 @@ def test_an_error_raised_while_handling_a_throttle_is_still_a_bug() -> None:
         handle()
 
     assert raised.value.__context__ is not None
-    assert problem_for(raised.value) is None
+    assert problem_for(raised.value).disposition is Disposition.BUG
 
 
 @pytest.mark.parametrize(

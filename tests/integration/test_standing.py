@@ -1,4 +1,5 @@
-"""Standing at the port and through the service, on the in-memory fake and on DynamoDB (moto):
+"""Standing at the port and through the service, on the in-memory fake and on DynamoDB (moto
+and DynamoDB Local):
 the bounded count of the players ahead, the players just ahead of a position, every entry of
 the leaderboard, the histogram item, and a refresh while games are rated in threads."""
 
@@ -10,13 +11,24 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from support.engines import (
+    ENGINES,
+    FAKE_AWS_ENV,
+    UNSET_AWS_ENV,
+    Engine,
+    ratings_table,
+    running_engine,
+)
 from support.games import NOW, FixedClock, game
 from support.services import rating_service
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.rules.standings import RatingHistogram, board_order
-from ratings.service.ports import Standings, StateWrite, Storage, StoredGame
-from ratings.service.usecases import RatingService, Settings
+from ratings.service.facade import RatingService
+from ratings.service.player import Player
+from ratings.service.ports import Storage
+from ratings.service.settings import Settings
+from ratings.service.stored import Standings, StoredGame
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard
 from ratings.storage.memory import InMemoryStorage
 from ratings_local.aws import EmulatedAws
@@ -29,11 +41,11 @@ def seed_states(storage: Storage, states: Sequence[tuple[str, int, int]]) -> Non
     """Store (player_id, rating, ranked_games) states of new players through the port."""
     for start in range(0, len(states), 25):
         writes = [
-            StateWrite(LADDER, player_id, 0, rating, ranked_games)
+            Player(LADDER, player_id, rating, ranked_games, version=1)
             for player_id, rating, ranked_games in states[start : start + 25]
         ]
         record = StoredGame(LADDER, f"seed-{next(_batches)}", "seed", {}, NOW + timedelta(days=30))
-        storage.commit_game(record, writes, [])
+        storage.writes.commit_game(record, writes, [])
 
 
 def tied_board(seed: int, players: int = 60) -> list[tuple[str, int, int]]:
@@ -72,19 +84,19 @@ def test_count_ahead_is_exact_within_the_limit_and_none_beyond(any_storage: Stor
         crowded = (at_or_above - 2) // 2  # the largest limit whose bounded read is too short
         for limit in (0, 1, ahead, ahead + 1, sharing[rating], crowded, crowded + 1, 500):
             expected = None if ahead >= limit or at_or_above > 2 * limit + 2 else ahead
-            found = any_storage.count_ahead(LADDER, rating, player_id, limit)
+            found = any_storage.ranks.count_ahead(LADDER, rating, player_id, limit)
             assert found == expected, (player_id, rating, limit)
 
 
 def test_count_ahead_of_a_position_nobody_holds(any_storage: Storage) -> None:
     seed_states(any_storage, [("a", 1600, 1), ("b", 1500, 1), ("c", 1500, 1), ("d", 1400, 1)])
 
-    assert any_storage.count_ahead(LADDER, 1500, "bb", 10) == 2  # after a and b
-    assert any_storage.count_ahead(LADDER, 1700, "x", 10) == 0
-    assert any_storage.count_ahead(LADDER, 1000, "x", 10) == 4
-    assert any_storage.count_ahead(LADDER, 1000, "x", 4) is None
+    assert any_storage.ranks.count_ahead(LADDER, 1500, "bb", 10) == 2  # after a and b
+    assert any_storage.ranks.count_ahead(LADDER, 1700, "x", 10) == 0
+    assert any_storage.ranks.count_ahead(LADDER, 1000, "x", 10) == 4
+    assert any_storage.ranks.count_ahead(LADDER, 1000, "x", 4) is None
     # A player's own entry above their (newer) rating is not counted as someone else.
-    assert any_storage.count_ahead(LADDER, 1550, "a", 10) == 0
+    assert any_storage.ranks.count_ahead(LADDER, 1550, "a", 10) == 0
 
 
 def test_leaderboard_before_is_the_nearest_players_ahead(any_storage: Storage) -> None:
@@ -94,7 +106,7 @@ def test_leaderboard_before_is_the_nearest_players_ahead(any_storage: Storage) -
 
     for index, (player_id, rating) in enumerate(board):
         for limit in (1, 2, 5, 13, 100):
-            rows = any_storage.leaderboard_before(LADDER, limit, (rating, player_id))
+            rows = any_storage.leaderboard.leaderboard_before(LADDER, limit, (rating, player_id))
             expected = board[max(0, index - limit) : index]
             assert [(row.player_id, row.rating) for row in rows] == expected
 
@@ -103,22 +115,22 @@ def test_leaderboard_entries_are_the_board(any_storage: Storage) -> None:
     states = tied_board(9)
     seed_states(any_storage, states)
 
-    assert sorted(any_storage.leaderboard_entries(LADDER)) == sorted(board_of(states))
-    assert list(any_storage.leaderboard_entries("sedma")) == []
+    assert sorted(any_storage.ranks.leaderboard_entries(LADDER)) == sorted(board_of(states))
+    assert list(any_storage.ranks.leaderboard_entries("sedma")) == []
 
 
 def test_standings_are_stored_and_only_a_later_refresh_replaces_them(any_storage: Storage) -> None:
     first = Standings(LADDER, RatingHistogram(((1600, 1), (1500, 3), (-20, 2))), NOW)
     later = Standings(LADDER, RatingHistogram(((1500, 1),)), NOW + timedelta(milliseconds=1))
 
-    assert any_storage.read_standings(LADDER) is None
-    assert any_storage.put_standings(first) is True
-    assert any_storage.read_standings(LADDER) == first
-    assert any_storage.put_standings(first) is False  # the same refresh again
-    assert any_storage.put_standings(later) is True
-    assert any_storage.put_standings(first) is False  # an older one, finishing late
-    assert any_storage.read_standings(LADDER) == later
-    assert any_storage.read_standings("sedma") is None
+    assert any_storage.ranks.read_standings(LADDER) is None
+    assert any_storage.writes.put_standings(first) is True
+    assert any_storage.ranks.read_standings(LADDER) == first
+    assert any_storage.writes.put_standings(first) is False  # the same refresh again
+    assert any_storage.writes.put_standings(later) is True
+    assert any_storage.writes.put_standings(first) is False  # an older one, finishing late
+    assert any_storage.ranks.read_standings(LADDER) == later
+    assert any_storage.ranks.read_standings("sedma") is None
 
 
 # Through the service: the same answers on both ---------------------------------------------
@@ -151,25 +163,27 @@ def test_contract_standing_and_around_answer_alike(
 # Under load ----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def served_storage(monkeypatch: pytest.MonkeyPatch) -> Iterator[DynamoStorage]:
-    """The adapter on the local stack's emulated AWS: moto's server, whose requests are
-    serialized, so threads may share it (moto in-process is not thread-safe)."""
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    aws = EmulatedAws()
-    url = aws.start()
-    try:
-        storage = DynamoStorage("ratings-standing", endpoint_url=url, leaderboard_shards=4)
-        storage.create_table()
-        yield storage
-    finally:
-        aws.stop()
+@pytest.fixture(params=ENGINES)
+def served_storage(request: pytest.FixtureRequest, table_name: str) -> Iterator[DynamoStorage]:
+    """The adapter on an engine behind a server, which threads may share (moto in-process is
+    not thread-safe): the local stack's emulated AWS (moto's server, requests serialized), or
+    DynamoDB Local."""
+    if request.param == "dynamodb_local":
+        with running_engine("dynamodb_local", request) as local, ratings_table(local, table_name):
+            yield local.storage(table_name)
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in FAKE_AWS_ENV.items():
+            patch.setenv(name, value)
+        for name in UNSET_AWS_ENV:
+            patch.delenv(name, raising=False)
+        aws = EmulatedAws()
+        served = Engine("moto", aws.start())
+        try:
+            served.create_table(table_name)
+            yield served.storage(table_name)
+        finally:
+            aws.stop()
 
 
 def test_games_rated_during_a_refresh_are_counted_once_by_the_next(
@@ -178,7 +192,7 @@ def test_games_rated_during_a_refresh_are_counted_once_by_the_next(
     """Games are rated from threads while a refresh reads the index page by page; the refresh
     never counts a player twice, and the next one counts every player exactly once."""
     dynamo_storage = served_storage
-    monkeypatch.setattr(dynamo_storage, "entries_page_limit", 3)  # many pages: interleaving
+    monkeypatch.setattr(dynamo_storage.ranks, "entries_page_limit", 3)  # many pages: interleaving
     service = rating_service(dynamo_storage, clock)
     players = [f"q-{index:02d}" for index in range(40)]
     for index in range(0, len(players), 2):
@@ -228,7 +242,7 @@ def test_games_rated_during_a_refresh_are_counted_once_by_the_next(
     for summary in during:
         assert summary["players"] <= len(listed)
     assert after["players"] == len(listed) == after["entries_read"]
-    stored = dynamo_storage.read_standings(LADDER)
+    stored = dynamo_storage.ranks.read_standings(LADDER)
     assert stored is not None
     assert stored.histogram == RatingHistogram.of(entry["rating"] for entry in listed)
 

@@ -7,9 +7,16 @@ import pytest
 from support.games import NOW, FixedClock, game, ts
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.errors import GameConflict, NotFound, RetryLater
-from ratings.service.ports import TransientStorageError, WriteConflict
-from ratings.service.usecases import RatingService, RetryPolicy, Submitted
+from ratings.service.errors import (
+    GameConflict,
+    NotFound,
+    RetryLater,
+    TransientStorageError,
+    WriteConflict,
+)
+from ratings.service.facade import RatingService
+from ratings.service.results import Submitted
+from ratings.service.retries import RetryPolicy
 from ratings.storage.memory import InMemoryStorage
 
 # Duplicates ----------------------------------------------------------------------------------

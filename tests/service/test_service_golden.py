@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from support.games import NOW, game, preview, ts
 
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 
 GAMMON42_EXPLAIN = {"expected", "k", "recent_ranked_games", "coefficient"}

@@ -8,7 +8,7 @@ from support.games import MS, NOW, game, ts
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import NotFound
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 
 

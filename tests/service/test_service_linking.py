@@ -8,7 +8,7 @@ from support.games import DAY, NOW, game, minutes_before, play_series
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import AlreadyLinked
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 
 ANON = "dev-7f3a"

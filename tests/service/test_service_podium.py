@@ -8,7 +8,7 @@ from support.games import DAY, NOW, game, minutes_before, play_series, ts
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import NotFound, TournamentConflict
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 
 FINISHED = NOW - timedelta(hours=2)

@@ -7,7 +7,7 @@ from support.games import NOW, game, minutes_before, play_series, preview
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import NotFound
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 
 

@@ -11,7 +11,7 @@ from support.games import DAY, NOW, FixedClock, game, ts
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import InvalidCursor, NotFound
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 
 # Leaderboard ---------------------------------------------------------------------------------

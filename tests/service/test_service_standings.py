@@ -12,9 +12,11 @@ from support.games import NOW, FixedClock, game
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
 from ratings.rules.standings import RatingHistogram
 from ratings.service.errors import NotFound, NotRanked
-from ratings.service.ports import PlayerRecord, Standings
-from ratings.service.usecases import RatingService, Settings
-from ratings.storage.memory import InMemoryStorage
+from ratings.service.facade import RatingService
+from ratings.service.player import Player
+from ratings.service.settings import Settings
+from ratings.service.stored import Standings
+from ratings.storage.memory import InMemoryRanks, InMemoryStorage
 from ratings.timestamps import format_utc_millis
 
 LADDER = "backgammon"
@@ -33,7 +35,7 @@ def make(storage: InMemoryStorage, clock: FixedClock, limit: int) -> RatingServi
 def seat(storage: InMemoryStorage, ratings: dict[str, int], ladder: str = LADDER) -> None:
     """Players on the leaderboard with these ratings (one ranked game each)."""
     for player_id, rating in ratings.items():
-        storage.states[(ladder, player_id)] = PlayerRecord(ladder, player_id, rating, 1, 1)
+        storage.states[(ladder, player_id)] = Player(ladder, player_id, rating, 1, 1)
 
 
 def board_ranks(service: RatingService) -> dict[str, int]:
@@ -309,6 +311,12 @@ class MovingStorage(InMemoryStorage):
 
     def __init__(self, during_read: "list[RatingService]") -> None:
         super().__init__()
+        self.ranks = MovingRanks(self, during_read)
+
+
+class MovingRanks(InMemoryRanks):
+    def __init__(self, tables: InMemoryStorage, during_read: "list[RatingService]") -> None:
+        super().__init__(tables)
         self.during_read = during_read
 
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
@@ -344,9 +352,9 @@ def test_an_older_refresh_never_replaces_a_newer_one(
     newer = Standings(LADDER, RatingHistogram(((1500, 2),)), NOW)
     older = Standings(LADDER, RatingHistogram(((1500, 1),)), NOW - timedelta(seconds=1))
 
-    assert storage.put_standings(newer) is True
-    assert storage.put_standings(older) is False
-    assert storage.read_standings(LADDER) == newer
+    assert storage.writes.put_standings(newer) is True
+    assert storage.writes.put_standings(older) is False
+    assert storage.ranks.read_standings(LADDER) == newer
 
 
 def test_a_refresh_counts_each_ladder_apart(storage: InMemoryStorage, clock: FixedClock) -> None:

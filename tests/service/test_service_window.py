@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from support.games import DAY, MS, NOW, WEEK, FixedClock, game, minutes_before, play_series
 
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 
 HERO = "hero"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings_cli.__main__ import main
 from support.games import ts
 

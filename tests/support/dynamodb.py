@@ -11,9 +11,11 @@ from typing import Any
 from botocore.client import BaseClient
 from botocore.model import OperationModel
 
-from ratings.service.ports import Link, PlayerEvent, StateWrite, StoredGame
-from ratings.service.ports import StoredTournament as StoredTournamentRecord
+from ratings.service.player import Player
+from ratings.service.stored import Link, PlayerEvent, StoredGame, StoredTournament
 from ratings.storage.dynamodb import DynamoStorage
+from ratings.storage.dynamodb.layout import BoundTable
+from ratings.storage.dynamodb.writes import DynamoWrites
 
 
 @dataclass
@@ -66,11 +68,19 @@ class InterleavingDynamoStorage(DynamoStorage):
     concurrent request that got there first.
     """
 
-    def __init__(self, table_name: str, *, leaderboard_shards: int = 4) -> None:
-        super().__init__(table_name, region="us-east-1", leaderboard_shards=leaderboard_shards)
+    def __init__(
+        self, table_name: str, *, endpoint_url: str | None = None, leaderboard_shards: int = 4
+    ) -> None:
+        super().__init__(
+            table_name,
+            region="us-east-1",
+            endpoint_url=endpoint_url,
+            leaderboard_shards=leaderboard_shards,
+        )
         self.before_commit: Callable[[], None] | None = None
         self.every_commit = False
         self.interleaved = 0
+        self.writes = InterleavingWrites(self.table, self._interleave)
 
     def _interleave(self) -> None:
         hook = self.before_commit
@@ -81,32 +91,40 @@ class InterleavingDynamoStorage(DynamoStorage):
         self.interleaved += 1
         hook()
 
+
+class InterleavingWrites(DynamoWrites):
+    """The DynamoDB writes port, calling `interleave` before each commit is sent."""
+
+    def __init__(self, table: BoundTable, interleave: Callable[[], None]) -> None:
+        super().__init__(table)
+        self._interleave = interleave
+
     def commit_game(
         self,
         game: StoredGame,
-        states: Sequence[StateWrite],
+        players: Sequence[Player],
         events: Sequence[PlayerEvent],
         *,
         now: datetime | None = None,
     ) -> None:
         self._interleave()
-        super().commit_game(game, states, events, now=now)
+        super().commit_game(game, players, events, now=now)
 
     def commit_tournament(
         self,
-        tournament: StoredTournamentRecord,
-        states: Sequence[StateWrite],
+        tournament: StoredTournament,
+        players: Sequence[Player],
         events: Sequence[PlayerEvent],
     ) -> None:
         self._interleave()
-        super().commit_tournament(tournament, states, events)
+        super().commit_tournament(tournament, players, events)
 
-    def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
+    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
         self._interleave()
-        super().commit_link(link, states)
+        super().commit_link(link, players)
 
 
 def raw_items(storage: DynamoStorage, pk: str) -> list[dict[str, Any]]:
     """Every item stored under partition `pk`, as DynamoDB returns them (nothing filtered)."""
-    response = storage.connection.query(storage.table_name, pk, consistent_read=True)
+    response = storage.connection.query(storage.table.table_name, pk, consistent_read=True)
     return list(response.get("Items", []))

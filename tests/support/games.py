@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
-from ratings.service.usecases import RatingService, Submitted
+from ratings.service.facade import RatingService
+from ratings.service.results import Submitted
 
 #: The fixed "now" every test on a FixedClock starts at.
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

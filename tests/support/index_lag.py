@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from ratings.service.ports import StateWrite, StoredGame
+from ratings.service.player import Player
+from ratings.service.stored import StoredGame
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard, player_key
 from support.games import NOW
 
@@ -27,12 +28,12 @@ def seed_states(
 ) -> None:
     """Store (player_id, rating, ranked_games) states of new players through the port."""
     for start in range(0, len(states), 25):
-        writes = [
-            StateWrite(ladder, player_id, 0, rating, ranked_games)
+        players = [
+            Player(ladder, player_id, rating, ranked_games, version=1)
             for player_id, rating, ranked_games in states[start : start + 25]
         ]
         record = StoredGame(ladder, f"lag-seed-{next(_batches)}", "seed", {}, NOW + timedelta(30))
-        storage.commit_game(record, writes, [])
+        storage.writes.commit_game(record, players, [])
 
 
 def lingering_entry(
@@ -41,11 +42,11 @@ def lingering_entry(
     """The index also shows `player_id` at `rating`, as it did before a later write."""
     client: Any = storage.connection.client
     client.put_item(
-        TableName=storage.table_name,
+        TableName=storage.table.table_name,
         Item={
             "pk": {"S": f"LAG#{uuid.uuid4().hex}"},
             "sk": {"S": "STATE"},
-            "lb_shard": {"S": leaderboard_shard(ladder, player_id, storage.shards)},
+            "lb_shard": {"S": leaderboard_shard(ladder, player_id, storage.table.shards)},
             "lb_rating": {"N": str(rating)},
             "player_id": {"S": player_id},
             "ranked_games": {"N": str(ranked_games)},
@@ -57,7 +58,7 @@ def not_yet_indexed(storage: DynamoStorage, ladder: str, player_id: str) -> None
     """The index does not show `player_id`'s current entry yet (its state is unchanged)."""
     client: Any = storage.connection.client
     client.update_item(
-        TableName=storage.table_name,
+        TableName=storage.table.table_name,
         Key={"pk": {"S": player_key(ladder, player_id)}, "sk": {"S": "STATE"}},
         UpdateExpression="REMOVE lb_shard, lb_rating",
     )

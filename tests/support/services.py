@@ -8,8 +8,8 @@ from datetime import datetime
 import pytest
 
 from ratings.rules import DEFAULT_LADDERS
+from ratings.service.facade import RatingService
 from ratings.service.ports import Storage
-from ratings.service.usecases import RatingService
 from support.games import FixedClock
 
 

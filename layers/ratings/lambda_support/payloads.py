@@ -9,7 +9,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ratings.lambda_support.problems import MAX_BODY_BYTES, PayloadTooLarge, Problem, problem_for
+from ratings.lambda_support.problems import (
+    MAX_BODY_BYTES,
+    PayloadTooLarge,
+    Problem,
+    problem_for,
+    refused,
+)
 from ratings.service.errors import InvalidInput
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -81,14 +87,13 @@ def refuse_request_body(event: Mapping[str, Any]) -> Problem | None:
         else:
             size = body_size(str(body))
     except ValueError:  # not base64, or not UTF-8
-        return Problem(400, "invalid_request", "the body must be JSON encoded as UTF-8")
+        return refused("invalid_request", "the body must be JSON encoded as UTF-8")
     if size > MAX_BODY_BYTES:
         return problem_for(PayloadTooLarge(size))
     method = str(event.get("httpMethod", "")).upper()
     content_type = _header(event, "content-type")
     if method in _BODY_METHODS and content_type and not content_type.startswith(_JSON):
-        return Problem(
-            400,
+        return refused(
             "invalid_request",
             f"Content-Type must be application/json, not {content_type[:100]!r}",
         )

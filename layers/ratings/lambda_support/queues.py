@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ratings.lambda_support import telemetry
 from ratings.lambda_support.payloads import body_size
 from ratings.lambda_support.problems import Problem, problem_for
-from ratings.service.errors import InvalidInput
+from ratings.service.errors import Disposition, InvalidInput
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger, Metrics
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
         MessageTypeDef,
     )
 
-    from ratings.service.usecases import RatingService, Submitted
+    from ratings.service.facade import RatingService
+    from ratings.service.results import Submitted
 
 #: Longest wait of one receive while draining: long polling asks every server, so an empty
 #: answer means the queue is drained (for now).
@@ -93,8 +94,9 @@ class LogLines(NamedTuple):
 
 class Consumer(NamedTuple):
     """Settles the messages of one queue, each on its own: read the body, call the use case,
-    then done; sent back to the queue (transient); dead-lettered (never succeeds); or left for
-    a retry (`LeftForRetry`: a bug, or sending it back failed).
+    then, by the disposition of what it ended in: done; sent back to the queue (retry later);
+    dead-lettered (refused, conflict, not found: never succeeds); or left for a retry
+    (`LeftForRetry`: a bug, or sending it back failed).
 
     Contention is transient and must never dead-letter a message: left in its queue, a hot
     player's game would use up maxReceiveCount and go to the DLQ without a reason. Sent back
@@ -103,7 +105,7 @@ class Consumer(NamedTuple):
     delete lost) is a duplicate, which the use cases make harmless.
     """
 
-    #: The body as a use case call; raises what `problem_for` maps (invalid, too large).
+    #: The body as a use case call; raises a refusal when it is invalid or too large.
     read: Callable[[str], Request]
     #: The metrics of a stored result (not called for a duplicate).
     count_stored: "Callable[[Metrics, Submitted], None]"
@@ -132,10 +134,10 @@ class Consumer(NamedTuple):
                 submitted = request.submit(service)
         except Exception as error:
             problem = problem_for(error)
-            if problem is None:
+            if problem.disposition is Disposition.BUG:
                 logger.exception(self.lines.left_after_bug)
                 raise LeftForRetry(message_id) from error
-            if problem.retryable:
+            if problem.disposition is Disposition.RETRY_LATER:
                 self._requeue(message_id, body, requeues + 1, error)
                 return Outcome.REQUEUED
             self._dead_letter(message_id, body, error, problem)

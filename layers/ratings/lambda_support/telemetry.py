@@ -15,7 +15,8 @@ from aws_lambda_powertools import Metrics, single_metric
 from aws_lambda_powertools.metrics import MetricUnit
 
 from ratings.rules.fields import ID_PATTERN
-from ratings.service.usecases import RatingService, Submitted
+from ratings.service.facade import RatingService
+from ratings.service.results import Submitted
 
 GAMES_RATED = "GamesRated"
 GAMES_UNRANKED = "GamesUnranked"

@@ -12,7 +12,7 @@ from typing import Any
 from ratings.rules import GameInput, Ladder, PlayerState, Rating, Ruleset
 from ratings.rules.fields import ID_PATTERN
 from ratings.service.errors import InvalidCursor
-from ratings.service.ports import JsonObject
+from ratings.service.stored import JsonObject
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 #: Digits kept of the formula's fractional inputs in answers (expected score, coefficient...).

@@ -1,9 +1,51 @@
-"""The errors a use case can end in. Adapters (HTTP, queues) map them; nothing else does.
+"""Every error a use case can end in, each carrying its stable `code` and its `disposition`:
+what it means for the caller, and so what the adapters do with it.
 
-`InvalidInput` comes from the rules package and is re-exported here so callers need one import.
+- refused: the request is wrong; sending it again never helps (HTTP 4xx, dead-lettered)
+- conflict: it collides with what is stored under the same id (409, dead-lettered)
+- not found: what it names is not stored (404, dead-lettered)
+- retry later: contention, throttling, an outage; the same request may succeed (503, the
+  message stays in its queue)
+- bug: none of the above; our fault (500, the message stays in its queue)
+
+The HTTP mapping (`ratings.lambda_support.problems`) and the queue consumers
+(`ratings.lambda_support.queues`) both read `classify(error).disposition`; nothing matches
+error types or messages anywhere else. `InvalidInput` comes from the rules package (it carries
+the refused disposition itself) and is re-exported here so callers need one import. The
+storage ports' errors are here too: a use case retries them, and those left over are
+transient for the caller.
 """
 
+from enum import StrEnum
+from typing import ClassVar, NamedTuple
+
+from ratings.aws_errors import is_transient
 from ratings.rules.errors import InvalidInput
+
+
+class Disposition(StrEnum):
+    REFUSED = "refused"
+    CONFLICT = "conflict"
+    NOT_FOUND = "not_found"
+    RETRY_LATER = "retry_later"
+    BUG = "bug"
+
+
+#: What a caller is told about a transient failure whose own words are not for it.
+RETRY_LATER_MESSAGE = "the service is busy or briefly unavailable; retry later with backoff"
+#: What a caller is told about a bug (the adapters log the error itself).
+BUG_MESSAGE = "an unexpected error happened"
+
+
+class ServiceError(Exception):
+    """Base of the service's own outcomes; `code` is the stable machine-readable name."""
+
+    code: ClassVar[str] = "service_error"
+    disposition: ClassVar[Disposition] = Disposition.BUG
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class InvalidCursor(InvalidInput):
@@ -17,20 +59,11 @@ class InvalidCursor(InvalidInput):
         )
 
 
-class ServiceError(Exception):
-    """Base of the service's own outcomes; `code` is the stable machine-readable name."""
-
-    code = "service_error"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
 class NotFound(ServiceError):
     """An unknown ladder, or a game or tournament that is not (or no longer) stored."""
 
     code = "not_found"
+    disposition = Disposition.NOT_FOUND
 
 
 class NotRanked(NotFound):
@@ -43,28 +76,85 @@ class GameConflict(ServiceError):
     """The game id was already used with other content."""
 
     code = "game_conflict"
+    disposition = Disposition.CONFLICT
 
 
 class TournamentConflict(ServiceError):
     """The tournament id was already awarded with another podium."""
 
     code = "tournament_conflict"
+    disposition = Disposition.CONFLICT
 
 
 class AlreadyLinked(ServiceError):
     """The anonymous id is already linked, or the account already absorbed one."""
 
     code = "already_linked"
+    disposition = Disposition.CONFLICT
 
 
 class RetryLater(ServiceError):
     """A transient failure (contention, throttling): the same request may succeed later."""
 
     code = "retry_later"
+    disposition = Disposition.RETRY_LATER
+
+
+# The storage ports' errors ------------------------------------------------------------------
+# A use case retries the first two itself; left over, they are transient for the caller, who
+# is told so in general words (their own are the store's, for the logs).
+
+
+class WriteConflict(Exception):
+    """A version condition failed or a concurrent transaction got there first: re-read, retry."""
+
+    code = RetryLater.code
+    disposition = Disposition.RETRY_LATER
+    message = RETRY_LATER_MESSAGE
+
+
+class TransientStorageError(Exception):
+    """The store throttled or failed in a way that retrying later can cure."""
+
+    code = RetryLater.code
+    disposition = Disposition.RETRY_LATER
+    message = RETRY_LATER_MESSAGE
+
+
+class AlreadyStored(Exception):
+    """The record a commit creates (game, tournament, identity link) exists already. The use
+    cases always handle it: one that escapes is a bug."""
+
+
+# Classifying ------------------------------------------------------------------------------
+
+
+class Classified(NamedTuple):
+    """What an error means to the caller: its disposition, code and message."""
+
+    disposition: Disposition
+    code: str
+    message: str
+
+
+def classify(error: BaseException) -> Classified:
+    """The error's own disposition and code when it carries them; otherwise retry later when
+    it (or an error it was raised from) is transient, and a bug when not."""
+    disposition = getattr(error, "disposition", None)
+    code = getattr(error, "code", None)
+    if isinstance(disposition, str) and isinstance(code, str):
+        message = getattr(error, "message", None)
+        return Classified(Disposition(disposition), code, str(message or error))
+    if is_transient(error):
+        return Classified(Disposition.RETRY_LATER, RetryLater.code, RETRY_LATER_MESSAGE)
+    return Classified(Disposition.BUG, "internal_error", BUG_MESSAGE)
 
 
 __all__ = [
     "AlreadyLinked",
+    "AlreadyStored",
+    "Classified",
+    "Disposition",
     "GameConflict",
     "InvalidCursor",
     "InvalidInput",
@@ -73,4 +163,7 @@ __all__ = [
     "RetryLater",
     "ServiceError",
     "TournamentConflict",
+    "TransientStorageError",
+    "WriteConflict",
+    "classify",
 ]

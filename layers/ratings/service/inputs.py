@@ -4,14 +4,14 @@ OpenAPI document is generated from them. A game's body belongs to its ruleset
 (`ratings.rules.submission`).
 """
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from ratings.rules import InvalidInput
 from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Record, Timestamp
 from ratings.rules.submission import check_future, fingerprint
 
-__all__ = ["LINK", "PODIUM", "PodiumInput", "parse_link", "parse_podium", "require_id", "utc_now"]
+__all__ = ["LINK", "PODIUM", "PodiumInput", "parse_link", "parse_podium", "require_id"]
 
 PODIUM_PLACE = Record(
     (
@@ -98,7 +98,3 @@ def parse_link(body: object) -> tuple[str, str]:
     if anonymous_id == account_id:
         raise InvalidInput("account_id", "account_id must differ from anonymous_id")
     return anonymous_id, account_id
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)

@@ -1,186 +1,68 @@
-"""The storage the use cases need, as one small abstract interface.
+"""The storage the use cases need: one writes port and four read views, each a small abstract
+class that the in-memory fake (`ratings.storage.memory`) and the DynamoDB adapter
+(`ratings.storage.dynamodb`) both implement, so each can be understood, faked and measured
+on its own. `Storage` is what a service is built over: one of each.
 
-Everything a use case writes for one request goes through a single `commit_*` call that is
-atomic: all of it lands or none of it does. Player states carry a version; a commit whose
-expected versions no longer hold raises `WriteConflict` and changes nothing, so the caller
-re-reads and tries again. The DynamoDB adapter and the in-memory fake both implement this.
+- `Writes`: what a use case that changes ratings reads first (strongly consistent players'
+  states, links and recent-games windows: the versions its commit is conditioned on) and
+  the one atomic commit it ends in. Previews and the player read use the same reads, since
+  they show what a write would see.
+- `ResultsView`: stored game and tournament results (reads, retries, exports).
+- `HistoryView`: a player's history, page by page.
+- `LeaderboardView`: leaderboard pages, from the top, after or before a position.
+- `RankView`: how many stand ahead of a position, and the ladder's rating histogram.
 
-The records are NamedTuples rather than frozen dataclasses: as immutable and comparable, but
-nothing is generated for them while a Lambda cold-starts (docs/performance.md).
+Every commit is atomic: all of it lands or none of it does. A commit stores each player's
+state only over the version it came from (`Player.replaces_version`); if that no longer holds
+it raises `WriteConflict` and changes nothing, so the caller re-reads and tries again.
 """
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Protocol
 
-from ratings.rules.standings import RatingHistogram
-
-JsonObject = dict[str, Any]
-
-
-class WriteConflict(Exception):
-    """A version condition failed or a concurrent transaction got there first: re-read, retry."""
-
-
-class TransientStorageError(Exception):
-    """The store throttled or failed in a way that retrying later can cure."""
-
-
-class AlreadyStored(Exception):
-    """The record a commit creates (game, tournament, identity link) exists already."""
+from ratings.service.player import Player
+from ratings.service.stored import (
+    EventPosition,
+    GameReads,
+    HistoryPage,
+    LeaderboardRow,
+    Link,
+    LinkReads,
+    PlayerEvent,
+    PodiumReads,
+    Standings,
+    StoredGame,
+    StoredTournament,
+)
 
 
-class PlayerRecord(NamedTuple):
-    """A player's stored state in one ladder. `version` 0 means never stored."""
-
-    ladder: str
-    player_id: str
-    rating: int
-    ranked_games: int = 0
-    version: int = 0
-    #: An anonymous id whose state this player took over when linking; its recent ranked
-    #: games keep counting in this player's window.
-    absorbed_id: str | None = None
-    #: False for an anonymous id linked to an account: it resolves to the account, so only
-    #: the account may appear on the leaderboard.
-    listed: bool = True
-
-
-class StateWrite(NamedTuple):
-    """New values for a player's state, valid only while its version is `expected_version`."""
-
-    ladder: str
-    player_id: str
-    expected_version: int
-    rating: int
-    ranked_games: int
-    absorbed_id: str | None = None
-    listed: bool = True
-
-    def record(self) -> PlayerRecord:
-        """The state this write leaves once committed: its version is one past the expected."""
-        return PlayerRecord(
-            ladder=self.ladder,
-            player_id=self.player_id,
-            rating=self.rating,
-            ranked_games=self.ranked_games,
-            version=self.expected_version + 1,
-            absorbed_id=self.absorbed_id,
-            listed=self.listed,
-        )
-
-
-class PlayerEvent(NamedTuple):
-    """One line of a player's history: a game (ranked or not) or a podium bonus.
-
-    Ranked games are what the recent-games window counts, by `at` (the game's played_at).
-    `expires_at` is when the store may drop the record; reads never rely on it.
-    """
-
-    ladder: str
-    player_id: str
-    at: datetime
-    kind: str  # "game" | "podium_bonus"
-    ref_id: str  # game id or tournament id
-    ranked: bool
-    body: JsonObject
-    expires_at: datetime
-
-
-class StoredGame(NamedTuple):
-    """A rated (or recorded) game: the full result and a fingerprint of what was submitted."""
-
-    ladder: str
-    game_id: str
-    fingerprint: str
-    result: JsonObject
-    expires_at: datetime
-
-
-class StoredTournament(NamedTuple):
-    ladder: str
-    tournament_id: str
-    fingerprint: str
-    result: JsonObject
-
-
-class PodiumReads(NamedTuple):
-    """What awarding a podium needs to read first, fetched together."""
-
-    tournament: "StoredTournament | None"
-    #: player id -> account id, for the ids that are linked anonymous ids.
-    links: Mapping[str, str]
-    #: player id -> state, for the ids asked for (missing: never stored).
-    states: Mapping[str, PlayerRecord]
-
-
-class GameReads(NamedTuple):
-    """What rating a game needs to read first, fetched together."""
-
-    game: StoredGame | None
-    #: player id -> account id, for the ids that are linked anonymous ids.
-    links: Mapping[str, str]
-    #: player id -> state, for the ids asked for (missing: never stored).
-    states: Mapping[str, PlayerRecord]
-
-
-class LeaderboardRow(NamedTuple):
-    player_id: str
-    rating: int
-    ranked_games: int
-
-
-class Standings(NamedTuple):
-    """A ladder's rating histogram, as the last refresh counted it at `refreshed_at`."""
-
-    ladder: str
-    histogram: RatingHistogram
-    refreshed_at: datetime
-
-
-class HistoryPage(NamedTuple):
-    events: Sequence[PlayerEvent]
-    #: Whether the store may hold events after the last of `events`.
-    more: bool = False
-
-
-#: Where a history page stopped: the (at, kind, ref_id) of the last event read.
-EventPosition = tuple[datetime, str, str]
-
-
-class Link(NamedTuple):
-    anonymous_id: str
-    account_id: str
-
-
-class LinkReads(NamedTuple):
-    """Existing links of both ids: what the anonymous id is linked to, what the account absorbed."""
-
-    anonymous_linked_to: str | None
-    account_absorbed: str | None
-    #: The account id is itself an anonymous id linked to this account.
-    account_linked_to: str | None
-    #: The anonymous id is itself an account that absorbed this anonymous id.
-    anonymous_absorbed: str | None
-    states: Mapping[tuple[str, str], PlayerRecord] = MappingProxyType({})
-
-
-class Storage(ABC):
-    """The store behind the rating service."""
-
-    # Reads -------------------------------------------------------------------------------
+class Writes(ABC):
+    """The writes port: the reads a commit is conditioned on, and the commits."""
 
     @abstractmethod
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
     ) -> GameReads:
-        """The game record (when `game_id` is given), the links and the states of
+        """The game's result (when `game_id` is given), the links and the states of
         `player_ids`, in one round trip."""
 
     @abstractmethod
-    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, PlayerRecord]:
+    def read_for_podium(
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+    ) -> PodiumReads:
+        """The tournament's result, the links and the states of `player_ids`, in one round
+        trip."""
+
+    @abstractmethod
+    def read_for_link(
+        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
+    ) -> LinkReads:
+        """Existing links of both ids and both ids' states in each of `ladders`."""
+
+    @abstractmethod
+    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         """The stored states of `player_ids` (missing: never stored), strongly consistent."""
 
     @abstractmethod
@@ -190,28 +72,63 @@ class Storage(ABC):
         """Ranked games of the player with `since <= at < until`, counting at most `limit`."""
 
     @abstractmethod
-    def get_game(self, ladder: str, game_id: str) -> StoredGame | None: ...
+    def resolve(self, player_id: str) -> str:
+        """The account a linked anonymous id resolves to, or the id itself."""
 
     @abstractmethod
-    def read_for_podium(
-        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
-    ) -> PodiumReads:
-        """The tournament record, the links and the states of `player_ids`, in one round
-        trip."""
+    def commit_game(
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
+    ) -> None:
+        """Store the game, the players' new states and the events together, or nothing.
+
+        Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
+        version moved, TransientStorageError when the store asks to slow down. With `now`, a
+        stored game whose `expires_at` is at or before it counts as absent and is replaced:
+        expired records are deleted late (DynamoDB's TTL takes up to two days), and what a
+        caller is answered must not depend on when.
+        """
+
+    @abstractmethod
+    def commit_tournament(
+        self,
+        tournament: StoredTournament,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+    ) -> None:
+        """Like commit_game, for a tournament's podium awards."""
+
+    @abstractmethod
+    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+        """Record the link both ways and the states it moves, or nothing.
+
+        Raises AlreadyStored when either side is linked already, WriteConflict as above.
+        """
+
+    @abstractmethod
+    def put_standings(self, standings: Standings) -> bool:
+        """Store the histogram unless one refreshed later is stored; True when stored."""
+
+
+class ResultsView(ABC):
+    """Stored results, as the commits stored them."""
+
+    @abstractmethod
+    def get_game(self, ladder: str, game_id: str) -> StoredGame | None: ...
 
     @abstractmethod
     def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None: ...
 
     @abstractmethod
-    def resolve(self, player_id: str) -> str:
-        """The account a linked anonymous id resolves to, or the id itself."""
+    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+        """Every game result of the ladder still stored, in no particular order (exports)."""
 
-    @abstractmethod
-    def read_for_link(
-        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
-    ) -> LinkReads:
-        """Existing links of both ids and both ids' states in each of `ladders`."""
 
+class HistoryView(ABC):
     @abstractmethod
     def history(
         self, ladder: str, player_id: str, limit: int, after: EventPosition | None
@@ -219,6 +136,8 @@ class Storage(ABC):
         """At most `limit` of the player's events, newest first, from just after the event
         at `after` (not included), expired or not."""
 
+
+class LeaderboardView(ABC):
     @abstractmethod
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
@@ -233,6 +152,10 @@ class Storage(ABC):
         """The `limit` players just ahead of the (rating, player_id) position `before`, in
         leaderboard order (the nearest last)."""
 
+
+class RankView(ABC):
+    """Where a position stands: counted near the top, estimated from the histogram beyond."""
+
     @abstractmethod
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
         """Players ahead of (rating, player_id) in leaderboard order, other than `player_id`
@@ -241,54 +164,29 @@ class Storage(ABC):
         own included)."""
 
     @abstractmethod
-    def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
-        """(player_id, rating) of every leaderboard player, in no particular order. Read while
-        ratings change, a player may come twice (at two ratings) or not at all."""
-
-    @abstractmethod
     def read_standings(self, ladder: str) -> Standings | None:
         """The ladder's last stored histogram, if any."""
 
     @abstractmethod
-    def put_standings(self, standings: Standings) -> bool:
-        """Store the histogram unless one refreshed later is stored; True when stored."""
+    def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
+        """(player_id, rating) of every leaderboard player, in no particular order. Read while
+        ratings change, a player may come twice (at two ratings) or not at all."""
 
-    @abstractmethod
-    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
-        """Every game record of the ladder still stored, in no particular order (exports)."""
 
-    # Atomic writes -----------------------------------------------------------------------
+class Storage(Protocol):
+    """What a service is built over: the writes port and each read view."""
 
-    @abstractmethod
-    def commit_game(
-        self,
-        game: StoredGame,
-        states: Sequence[StateWrite],
-        events: Sequence[PlayerEvent],
-        *,
-        now: datetime | None = None,
-    ) -> None:
-        """Store the game, the new states and the events together, or nothing.
+    @property
+    def writes(self) -> Writes: ...
 
-        Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
-        version moved, TransientStorageError when the store asks to slow down. With `now`, a
-        stored game whose `expires_at` is at or before it counts as absent and is replaced:
-        expired records are deleted late (DynamoDB's TTL takes up to days), and what a caller
-        is answered must not depend on when.
-        """
+    @property
+    def results(self) -> ResultsView: ...
 
-    @abstractmethod
-    def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        states: Sequence[StateWrite],
-        events: Sequence[PlayerEvent],
-    ) -> None:
-        """Like commit_game, for a tournament's podium awards."""
+    @property
+    def history(self) -> HistoryView: ...
 
-    @abstractmethod
-    def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
-        """Record the link both ways and the states it moves, or nothing.
+    @property
+    def leaderboard(self) -> LeaderboardView: ...
 
-        Raises AlreadyStored when either side is linked already, WriteConflict as above.
-        """
+    @property
+    def ranks(self) -> RankView: ...

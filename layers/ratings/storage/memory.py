@@ -1,8 +1,9 @@
-"""An in-memory implementation of the storage port, for fast service tests.
+"""The in-memory fake of the storage ports, for fast service tests.
 
-It keeps the port's promises the way DynamoDB does: each commit checks every condition
-before changing anything, versions move by one per write, and expired records stay until
-something deletes them (reads must not rely on expiry).
+`InMemoryStorage` holds the tables and one fake of each port over them (`writes`, `results`,
+`history`, `leaderboard`, `ranks`). It keeps the ports' promises the way DynamoDB does: each
+commit checks every condition before changing anything, versions move by one per write, and
+expired records stay until something deletes them (reads must not rely on expiry).
 """
 
 import threading
@@ -11,8 +12,11 @@ from datetime import datetime
 from typing import TypeVar
 
 from ratings.rules.standings import board_order
-from ratings.service.ports import (
-    AlreadyStored,
+from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.player import Player
+from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
+from ratings.service.stored import (
+    GAME_EVENT,
     EventPosition,
     GameReads,
     HistoryPage,
@@ -20,22 +24,20 @@ from ratings.service.ports import (
     Link,
     LinkReads,
     PlayerEvent,
-    PlayerRecord,
     PodiumReads,
     Standings,
-    StateWrite,
-    Storage,
     StoredGame,
     StoredTournament,
-    WriteConflict,
 )
 
-_Record = TypeVar("_Record", StoredGame, StoredTournament)
+_Stored = TypeVar("_Stored", StoredGame, StoredTournament)
 
 
-class InMemoryStorage(Storage):
+class InMemoryStorage:
+    """The fake's tables, and one fake of each port over them."""
+
     def __init__(self) -> None:
-        self.states: dict[tuple[str, str], PlayerRecord] = {}
+        self.states: dict[tuple[str, str], Player] = {}
         self.events: dict[tuple[str, str], list[PlayerEvent]] = {}
         self.games: dict[tuple[str, str], StoredGame] = {}
         self.tournaments: dict[tuple[str, str], StoredTournament] = {}
@@ -46,90 +48,227 @@ class InMemoryStorage(Storage):
         #: Called at the start of every commit, before conditions are checked: tests use it
         #: to slip a concurrent write between a use case's reads and its commit.
         self.before_commit: Callable[[], None] | None = None
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
+        self.writes = InMemoryWrites(self)
+        self.results = InMemoryResults(self)
+        self.history = InMemoryHistory(self)
+        self.leaderboard = InMemoryLeaderboard(self)
+        self.ranks = InMemoryRanks(self)
 
-    # Reads -------------------------------------------------------------------------------
+    def board(self, ladder: str) -> list[LeaderboardRow]:
+        """The ladder's leaderboard, in order."""
+        with self.lock:
+            rows = [
+                LeaderboardRow(player.player_id, player.rating, player.ranked_games)
+                for (state_ladder, _pid), player in self.states.items()
+                if state_ladder == ladder and player.on_the_board
+            ]
+        rows.sort(key=_order)
+        return rows
+
+    def expire(self, now: datetime) -> None:
+        """Drop expired history and game records, as DynamoDB's TTL eventually does."""
+        with self.lock:
+            for key, events in self.events.items():
+                self.events[key] = [event for event in events if event.expires_at > now]
+            self.games = {key: game for key, game in self.games.items() if game.expires_at > now}
+
+
+class InMemoryWrites(Writes):
+    def __init__(self, tables: InMemoryStorage) -> None:
+        self._tables = tables
 
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
     ) -> GameReads:
-        with self._lock:
-            game = self.games.get((ladder, game_id)) if game_id is not None else None
-            links = {pid: self.links[pid] for pid in player_ids if pid in self.links}
-            return GameReads(game, links, self.read_states(ladder, player_ids))
-
-    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, PlayerRecord]:
-        with self._lock:
-            return {
-                pid: self.states[(ladder, pid)]
-                for pid in player_ids
-                if (ladder, pid) in self.states
-            }
-
-    def count_ranked_games(
-        self, ladder: str, player_id: str, since: datetime, until: datetime, limit: int
-    ) -> int:
-        with self._lock:
-            events = self.events.get((ladder, player_id), [])
-            count = sum(
-                1
-                for event in events
-                if event.kind == "game" and event.ranked and since <= event.at < until
-            )
-            return min(count, limit)
-
-    def get_game(self, ladder: str, game_id: str) -> StoredGame | None:
-        return self.games.get((ladder, game_id))
+        tables = self._tables
+        with tables.lock:
+            game = tables.games.get((ladder, game_id)) if game_id is not None else None
+            return GameReads(game, self._links(player_ids), self.read_states(ladder, player_ids))
 
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
     ) -> PodiumReads:
-        with self._lock:
-            tournament = self.tournaments.get((ladder, tournament_id))
-            links = {pid: self.links[pid] for pid in player_ids if pid in self.links}
-            return PodiumReads(tournament, links, self.read_states(ladder, player_ids))
-
-    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None:
-        return self.tournaments.get((ladder, tournament_id))
-
-    def resolve(self, player_id: str) -> str:
-        return self.links.get(player_id, player_id)
+        tables = self._tables
+        with tables.lock:
+            tournament = tables.tournaments.get((ladder, tournament_id))
+            states = self.read_states(ladder, player_ids)
+            return PodiumReads(tournament, self._links(player_ids), states)
 
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
     ) -> LinkReads:
-        with self._lock:
+        tables = self._tables
+        with tables.lock:
             states = {
-                (ladder, pid): self.states[(ladder, pid)]
+                (ladder, pid): tables.states[(ladder, pid)]
                 for ladder in ladders
                 for pid in (anonymous_id, account_id)
-                if (ladder, pid) in self.states
+                if (ladder, pid) in tables.states
             }
             return LinkReads(
-                anonymous_linked_to=self.links.get(anonymous_id),
-                account_absorbed=self.absorbed.get(account_id),
-                account_linked_to=self.links.get(account_id),
-                anonymous_absorbed=self.absorbed.get(anonymous_id),
+                anonymous_linked_to=tables.links.get(anonymous_id),
+                account_absorbed=tables.absorbed.get(account_id),
+                account_linked_to=tables.links.get(account_id),
+                anonymous_absorbed=tables.absorbed.get(anonymous_id),
                 states=states,
             )
+
+    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
+        states = self._tables.states
+        with self._tables.lock:
+            return {pid: states[(ladder, pid)] for pid in player_ids if (ladder, pid) in states}
+
+    def count_ranked_games(
+        self, ladder: str, player_id: str, since: datetime, until: datetime, limit: int
+    ) -> int:
+        with self._tables.lock:
+            events = self._tables.events.get((ladder, player_id), [])
+            count = sum(
+                1
+                for event in events
+                if event.kind == GAME_EVENT and event.ranked and since <= event.at < until
+            )
+            return min(count, limit)
+
+    def resolve(self, player_id: str) -> str:
+        return self._tables.links.get(player_id, player_id)
+
+    def commit_game(
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
+    ) -> None:
+        games = self._tables.games
+
+        def put_game() -> Callable[[], None]:
+            stored = games.get((game.ladder, game.game_id))
+            if stored is not None and (now is None or stored.expires_at > now):
+                raise AlreadyStored(game.game_id)
+
+            def apply() -> None:
+                games[(game.ladder, game.game_id)] = game  # an expired one is replaced
+
+            return apply
+
+        self._commit(players, events, put_game)
+
+    def commit_tournament(
+        self,
+        tournament: StoredTournament,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+    ) -> None:
+        tournaments = self._tables.tournaments
+        self._commit(
+            players, events, lambda: _put_new(tournaments, tournament, tournament.tournament_id)
+        )
+
+    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+        tables = self._tables
+
+        def put_links() -> Callable[[], None]:
+            taken = (
+                link.anonymous_id in tables.links
+                or link.account_id in tables.absorbed
+                or link.account_id in tables.links
+                or link.anonymous_id in tables.absorbed
+            )
+            if taken:
+                raise AlreadyStored(link.anonymous_id)
+
+            def apply() -> None:
+                tables.links[link.anonymous_id] = link.account_id
+                tables.absorbed[link.account_id] = link.anonymous_id
+
+            return apply
+
+        self._commit(players, [], put_links)
+
+    def put_standings(self, standings: Standings) -> bool:
+        tables = self._tables
+        with tables.lock:
+            stored = tables.standings.get(standings.ladder)
+            if stored is not None and stored.refreshed_at >= standings.refreshed_at:
+                return False
+            tables.standings[standings.ladder] = standings
+            return True
+
+    def _links(self, player_ids: Sequence[str]) -> dict[str, str]:
+        links = self._tables.links
+        return {pid: links[pid] for pid in player_ids if pid in links}
+
+    def _commit(
+        self,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        check_record: Callable[[], Callable[[], None]],
+    ) -> None:
+        tables = self._tables
+        if tables.before_commit is not None:
+            hook, tables.before_commit = tables.before_commit, None
+            hook()
+        with tables.lock:
+            apply_record = check_record()
+            for player in players:
+                current = tables.states.get((player.ladder, player.player_id))
+                if (current.version if current else 0) != player.replaces_version:
+                    raise WriteConflict(player.player_id)
+            apply_record()
+            for player in players:
+                tables.states[(player.ladder, player.player_id)] = player
+            for event in events:
+                tables.events.setdefault((event.ladder, event.player_id), []).append(event)
+            tables.commits += 1
+
+
+class InMemoryResults(ResultsView):
+    def __init__(self, tables: InMemoryStorage) -> None:
+        self._tables = tables
+
+    def get_game(self, ladder: str, game_id: str) -> StoredGame | None:
+        return self._tables.games.get((ladder, game_id))
+
+    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None:
+        return self._tables.tournaments.get((ladder, tournament_id))
+
+    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+        with self._tables.lock:
+            games = [
+                game
+                for (game_ladder, _id), game in self._tables.games.items()
+                if game_ladder == ladder
+            ]
+        yield from games
+
+
+class InMemoryHistory(HistoryView):
+    def __init__(self, tables: InMemoryStorage) -> None:
+        self._tables = tables
 
     def history(
         self, ladder: str, player_id: str, limit: int, after: EventPosition | None
     ) -> HistoryPage:
-        with self._lock:
+        with self._tables.lock:
             events = sorted(
-                self.events.get((ladder, player_id), []),
-                key=_event_key,
-                reverse=True,
+                self._tables.events.get((ladder, player_id), []), key=_event_key, reverse=True
             )
         if after is not None:
             events = [event for event in events if _event_key(event) < after]
         return HistoryPage(events[:limit], more=len(events) > limit)
 
+
+class InMemoryLeaderboard(LeaderboardView):
+    def __init__(self, tables: InMemoryStorage) -> None:
+        self._tables = tables
+
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
     ) -> Sequence[LeaderboardRow]:
-        rows = self._board(ladder)
+        rows = self._tables.board(ladder)
         if after is not None:
             rows = [row for row in rows if _order(row) > board_order(*after)]
         return rows[:limit]
@@ -137,12 +276,16 @@ class InMemoryStorage(Storage):
     def leaderboard_before(
         self, ladder: str, limit: int, before: tuple[int, str]
     ) -> Sequence[LeaderboardRow]:
-        rows = [row for row in self._board(ladder) if _order(row) < board_order(*before)]
+        rows = [row for row in self._tables.board(ladder) if _order(row) < board_order(*before)]
         return rows[-limit:] if limit > 0 else []
 
+
+class InMemoryRanks(RankView):
+    def __init__(self, tables: InMemoryStorage) -> None:
+        self._tables = tables
+
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
-        rows = self._board(ladder)
-        at_or_above = [row for row in rows if row.rating >= rating]
+        at_or_above = [row for row in self._tables.board(ladder) if row.rating >= rating]
         ahead = sum(
             1
             for row in at_or_above
@@ -152,133 +295,25 @@ class InMemoryStorage(Storage):
             return None
         return ahead
 
+    def read_standings(self, ladder: str) -> Standings | None:
+        return self._tables.standings.get(ladder)
+
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
-        for row in self._board(ladder):
+        for row in self._tables.board(ladder):
             yield row.player_id, row.rating
 
-    def read_standings(self, ladder: str) -> Standings | None:
-        return self.standings.get(ladder)
 
-    def put_standings(self, standings: Standings) -> bool:
-        with self._lock:
-            stored = self.standings.get(standings.ladder)
-            if stored is not None and stored.refreshed_at >= standings.refreshed_at:
-                return False
-            self.standings[standings.ladder] = standings
-            return True
+def _put_new(
+    table: dict[tuple[str, str], _Stored], stored: _Stored, key: str
+) -> Callable[[], None]:
+    ladder = stored.ladder
+    if (ladder, key) in table:
+        raise AlreadyStored(key)
 
-    def _board(self, ladder: str) -> list[LeaderboardRow]:
-        """The ladder's leaderboard, in order."""
-        with self._lock:
-            rows = [
-                LeaderboardRow(record.player_id, record.rating, record.ranked_games)
-                for (state_ladder, _pid), record in self.states.items()
-                if state_ladder == ladder and record.ranked_games > 0 and record.listed
-            ]
-        rows.sort(key=_order)
-        return rows
+    def apply() -> None:
+        table[(ladder, key)] = stored
 
-    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
-        with self._lock:
-            games = [
-                game for (game_ladder, _id), game in self.games.items() if game_ladder == ladder
-            ]
-        yield from games
-
-    # Writes ------------------------------------------------------------------------------
-
-    def commit_game(
-        self,
-        game: StoredGame,
-        states: Sequence[StateWrite],
-        events: Sequence[PlayerEvent],
-        *,
-        now: datetime | None = None,
-    ) -> None:
-        def put_game() -> Callable[[], None]:
-            stored = self.games.get((game.ladder, game.game_id))
-            if stored is not None and (now is None or stored.expires_at > now):
-                raise AlreadyStored(game.game_id)
-
-            def apply() -> None:
-                self.games[(game.ladder, game.game_id)] = game  # an expired one is replaced
-
-            return apply
-
-        self._commit(states, events, put_game)
-
-    def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        states: Sequence[StateWrite],
-        events: Sequence[PlayerEvent],
-    ) -> None:
-        self._commit(
-            states,
-            events,
-            lambda: self._put_new(self.tournaments, tournament, tournament.tournament_id),
-        )
-
-    def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
-        def put_links() -> Callable[[], None]:
-            taken = (
-                link.anonymous_id in self.links
-                or link.account_id in self.absorbed
-                or link.account_id in self.links
-                or link.anonymous_id in self.absorbed
-            )
-            if taken:
-                raise AlreadyStored(link.anonymous_id)
-
-            def apply() -> None:
-                self.links[link.anonymous_id] = link.account_id
-                self.absorbed[link.account_id] = link.anonymous_id
-
-            return apply
-
-        self._commit(states, [], put_links)
-
-    @staticmethod
-    def _put_new(
-        table: dict[tuple[str, str], _Record], record: _Record, key: str
-    ) -> Callable[[], None]:
-        ladder = record.ladder
-        if (ladder, key) in table:
-            raise AlreadyStored(key)
-
-        def apply() -> None:
-            table[(ladder, key)] = record
-
-        return apply
-
-    def _commit(
-        self,
-        states: Sequence[StateWrite],
-        events: Sequence[PlayerEvent],
-        check_record: Callable[[], Callable[[], None]],
-    ) -> None:
-        if self.before_commit is not None:
-            hook, self.before_commit = self.before_commit, None
-            hook()
-        with self._lock:
-            apply_record = check_record()
-            for write in states:
-                current = self.states.get((write.ladder, write.player_id))
-                if (current.version if current else 0) != write.expected_version:
-                    raise WriteConflict(write.player_id)
-            apply_record()
-            for write in states:
-                self.states[(write.ladder, write.player_id)] = write.record()
-            for event in events:
-                self.events.setdefault((event.ladder, event.player_id), []).append(event)
-            self.commits += 1
-
-    def expire(self, now: datetime) -> None:
-        """Drop expired history and game records, as DynamoDB's TTL eventually does."""
-        with self._lock:
-            for key, events in self.events.items():
-                self.events[key] = [event for event in events if event.expires_at > now]
-            self.games = {key: game for key, game in self.games.items() if game.expires_at > now}
+    return apply
 
 
 def _order(row: LeaderboardRow) -> tuple[int, str]:

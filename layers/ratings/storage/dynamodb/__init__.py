@@ -1,19 +1,22 @@
-"""The storage port on DynamoDB, with pynamodb: the only package that knows the table layout.
+"""The storage ports on DynamoDB, with pynamodb: the only package that knows the table layout.
 
 The layout (keys, indexes, items, transactions) is described in docs/table-layout.md; keep the
 two in step. Every commit is one TransactWriteItems; reads on the hot path are strongly
 consistent and batched. Its modules, one job each:
 
-- `layout`: key formats, the pynamodb models, their binding to a table, items <-> records
-- `reads`: the port's reads (gets, the window count, history, the leaderboard)
-- `standings`: where players stand (bounded rank counts, windows, the histogram item)
-- `commits`: the port's transactional commits
+- `layout`: key formats, the pynamodb models, their binding to a table, items <-> values
+- `writes`: the writes port (the reads a commit is conditioned on, and the commits)
+- `commits`: the writes port's transactions
+- `results`, `history`, `leaderboard`, `standings`: the read views (results; a player's
+  history; leaderboard pages; ranks and the histogram)
 - `errors`: what a failed request means (transient, conflict, already stored)
 """
 
-from ratings.service.ports import Storage
-from ratings.storage.dynamodb.commits import TableCommits
+from pynamodb.connection import Connection
+
+from ratings.storage.dynamodb.history import DynamoHistory
 from ratings.storage.dynamodb.layout import (
+    BoundTable,
     Leaderboard,
     RankedByTime,
     RatingsItem,
@@ -22,11 +25,51 @@ from ratings.storage.dynamodb.layout import (
     player_key,
     table_definition,
 )
-from ratings.storage.dynamodb.standings import TableStandings
+from ratings.storage.dynamodb.leaderboard import DynamoLeaderboard
+from ratings.storage.dynamodb.results import DynamoResults
+from ratings.storage.dynamodb.standings import DynamoRanks
+from ratings.storage.dynamodb.writes import DynamoWrites
 
 
-class DynamoStorage(TableStandings, TableCommits, Storage):
-    """The storage port on one DynamoDB table (real, or moto locally and in tests)."""
+class DynamoStorage:
+    """Each storage port on one DynamoDB table (real, or emulated locally and in tests)."""
+
+    def __init__(
+        self,
+        table_name: str,
+        *,
+        region: str = "us-east-1",
+        endpoint_url: str | None = None,
+        leaderboard_shards: int = 4,
+        connect_timeout_seconds: float | None = None,
+        read_timeout_seconds: float | None = None,
+        max_retry_attempts: int | None = None,
+    ) -> None:
+        """The client's timeouts and retries are pynamodb's defaults unless given (wiring
+        fits them to the function's time)."""
+        self.table = BoundTable(
+            table_name,
+            region=region,
+            endpoint_url=endpoint_url,
+            leaderboard_shards=leaderboard_shards,
+            connect_timeout_seconds=connect_timeout_seconds,
+            read_timeout_seconds=read_timeout_seconds,
+            max_retry_attempts=max_retry_attempts,
+        )
+        self.writes = DynamoWrites(self.table)
+        self.results = DynamoResults(self.table)
+        self.history = DynamoHistory(self.table)
+        self.leaderboard = DynamoLeaderboard(self.table)
+        self.ranks = DynamoRanks(self.table)
+
+    @property
+    def connection(self) -> Connection:
+        """The low-level connection (one botocore client) every request goes through."""
+        return self.table.connection
+
+    def create_table(self) -> None:
+        """Create the table with its indexes and TTL (tests and the local stack)."""
+        self.table.create_table()
 
 
 __all__ = [

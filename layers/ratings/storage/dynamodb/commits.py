@@ -1,5 +1,6 @@
-"""The storage port's writes on DynamoDB: each commit is one TransactWriteItems, its items
-guarded by conditions (a record created once, player states at their expected version).
+"""The transactions of the writes port on DynamoDB: each commit is one TransactWriteItems, its
+items guarded by conditions (a record created once, players' states over the version they
+came from), and a cancelled transaction read back as what it means.
 """
 
 from collections.abc import Iterator, Sequence
@@ -10,15 +11,9 @@ from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import Condition
 from pynamodb.transactions import TransactWrite
 
-from ratings.service.ports import (
-    AlreadyStored,
-    Link,
-    PlayerEvent,
-    StateWrite,
-    StoredGame,
-    StoredTournament,
-    WriteConflict,
-)
+from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.player import Player
+from ratings.service.stored import Link, PlayerEvent
 from ratings.storage.dynamodb.errors import raise_for_cancelled
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
@@ -28,11 +23,9 @@ from ratings.storage.dynamodb.layout import (
     RatingsItem,
     StateItem,
     event_item,
-    game_item,
     leaderboard_shard,
     link_key,
     state_item_of,
-    tournament_item,
 )
 
 
@@ -45,101 +38,77 @@ class _Tx(NamedTuple):
     check_only: bool = False
 
 
-class TableCommits(BoundTable):
-    """The write half of the storage port."""
+def commit_created(
+    table: BoundTable,
+    created: RatingsItem,
+    players: Sequence[Player],
+    events: Sequence[PlayerEvent],
+    *,
+    expired_by: datetime | None = None,
+) -> None:
+    """A result created once (game, tournament), with the states and events it changes; with
+    `expired_by`, a stored one whose expires_at is at or before it is replaced, as absent."""
+    absent = RatingsItem.pk.does_not_exist()
+    if expired_by is not None:
+        # Past its expires_at the record counts as gone, whether or not TTL deleted it.
+        absent = absent | (RatingsItem.expires_at <= expired_by)
+    _transact(
+        table,
+        [
+            _Tx(created, absent, AlreadyStored),
+            *_state_puts(table, players),
+            *(_Tx(event_item(event), None, WriteConflict) for event in events),
+        ],
+    )
 
-    def commit_game(
-        self,
-        game: StoredGame,
-        states: Sequence[StateWrite],
-        events: Sequence[PlayerEvent],
-        *,
-        now: datetime | None = None,
-    ) -> None:
-        absent = RatingsItem.pk.does_not_exist()
-        if now is not None:
-            # Past its expires_at the record counts as gone, whether or not TTL deleted it.
-            absent = absent | (RatingsItem.expires_at <= now)
-        self._commit_record(game_item(game), states, events, absent)
 
-    def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        states: Sequence[StateWrite],
-        events: Sequence[PlayerEvent],
-    ) -> None:
-        self._commit_record(
-            tournament_item(tournament), states, events, RatingsItem.pk.does_not_exist()
-        )
+def commit_link(table: BoundTable, link: Link, players: Sequence[Player]) -> None:
+    anonymous, account = link.anonymous_id, link.account_id
+    free = LinkItem.pk.does_not_exist()
+    _transact(
+        table,
+        [
+            _Tx(LinkItem(link_key(anonymous), ANON_SK, other_id=account), free, AlreadyStored),
+            _Tx(LinkItem(link_key(account), ACCOUNT_SK, other_id=anonymous), free, AlreadyStored),
+            # Neither id may already be linked the other way round.
+            _Tx(LinkItem(link_key(account), ANON_SK, other_id=""), free, AlreadyStored, True),
+            _Tx(LinkItem(link_key(anonymous), ACCOUNT_SK, other_id=""), free, AlreadyStored, True),
+            *_state_puts(table, players),
+        ],
+    )
 
-    def commit_link(self, link: Link, states: Sequence[StateWrite]) -> None:
-        anonymous, account = link.anonymous_id, link.account_id
-        free = LinkItem.pk.does_not_exist()
-        self._transact(
-            [
-                _Tx(LinkItem(link_key(anonymous), ANON_SK, other_id=account), free, AlreadyStored),
-                _Tx(
-                    LinkItem(link_key(account), ACCOUNT_SK, other_id=anonymous), free, AlreadyStored
-                ),
-                # Neither id may already be linked the other way round.
-                _Tx(LinkItem(link_key(account), ANON_SK, other_id=""), free, AlreadyStored, True),
-                _Tx(
-                    LinkItem(link_key(anonymous), ACCOUNT_SK, other_id=""),
-                    free,
-                    AlreadyStored,
-                    True,
-                ),
-                *self._state_writes(states),
-            ]
-        )
 
-    def _commit_record(
-        self,
-        record: RatingsItem,
-        states: Sequence[StateWrite],
-        events: Sequence[PlayerEvent],
-        absent: Condition,
-    ) -> None:
-        """A record created once (game, tournament) where `absent` holds, with the states and
-        events it changes."""
-        self._transact(
-            [
-                _Tx(record, absent, AlreadyStored),
-                *self._state_writes(states),
-                *(_Tx(event_item(event), None, WriteConflict) for event in events),
-            ]
-        )
+def _state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[_Tx]:
+    for player in players:
+        item = state_item_of(player)
+        # The leaderboard index is sparse: listed players with a ranked game only.
+        if player.on_the_board:
+            item.lb_shard = leaderboard_shard(player.ladder, player.player_id, table.shards)
+            item.lb_rating = player.rating
+        condition: Condition
+        if player.replaces_version == 0:
+            condition = StateItem.pk.does_not_exist()
+        else:
+            condition = StateItem.version == player.replaces_version
+        yield _Tx(item, condition, WriteConflict)
 
-    def _state_writes(self, states: Sequence[StateWrite]) -> Iterator[_Tx]:
-        for write in states:
-            item = state_item_of(write.record())
-            # The leaderboard index is sparse: listed players with a ranked game only.
-            if write.ranked_games > 0 and write.listed:
-                item.lb_shard = leaderboard_shard(write.ladder, write.player_id, self.shards)
-                item.lb_rating = write.rating
-            condition: Condition
-            if write.expected_version == 0:
-                condition = StateItem.pk.does_not_exist()
-            else:
-                condition = StateItem.version == write.expected_version
-            yield _Tx(item, condition, WriteConflict)
 
-    def _transact(self, operations: Sequence[_Tx]) -> None:
-        # pynamodb sends condition checks before puts, and DynamoDB reports one cancellation
-        # reason per item in the order sent: keep `operations` in that order to match them.
-        operations = sorted(operations, key=lambda operation: not operation.check_only)
-        try:
-            with TransactWrite(connection=self.connection) as transaction:
-                for operation in operations:
-                    if operation.check_only:
-                        transaction.condition_check(
-                            type(operation.item),
-                            operation.item.pk,
-                            operation.item.sk,
-                            condition=operation.condition,
-                        )
-                    else:
-                        transaction.save(operation.item, condition=operation.condition)
-        except TransactWriteError as error:
-            failed = [operation.on_fail(operation.item.pk) for operation in operations]
-            raise_for_cancelled(error, failed)
+def _transact(table: BoundTable, operations: Sequence[_Tx]) -> None:
+    # pynamodb sends condition checks before puts, and DynamoDB reports one cancellation
+    # reason per item in the order sent: keep `operations` in that order to match them.
+    operations = sorted(operations, key=lambda operation: not operation.check_only)
+    try:
+        with TransactWrite(connection=table.connection) as transaction:
+            for operation in operations:
+                if operation.check_only:
+                    transaction.condition_check(
+                        type(operation.item),
+                        operation.item.pk,
+                        operation.item.sk,
+                        condition=operation.condition,
+                    )
+                else:
+                    transaction.save(operation.item, condition=operation.condition)
+    except TransactWriteError as error:
+        failed = [operation.on_fail(operation.item.pk) for operation in operations]
+        raise_for_cancelled(error, failed)

@@ -11,7 +11,7 @@ from botocore.exceptions import HTTPClientError
 from pynamodb.exceptions import PynamoDBException, TransactWriteError
 
 from ratings.aws_errors import TRANSIENT_AWS_CODES, TRANSIENT_CANCELLATION_REASONS
-from ratings.service.ports import TransientStorageError, WriteConflict
+from ratings.service.errors import TransientStorageError, WriteConflict
 
 #: Cancellation reasons that mean another writer got there first.
 _CONFLICT_REASONS = frozenset({"TransactionConflict", "ConditionalCheckFailed"})

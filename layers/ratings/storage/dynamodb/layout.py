@@ -1,5 +1,6 @@
 """The table layout: key formats, the pynamodb models of items and indexes, their binding to
-one table, and the mapping between items and the storage port's records.
+one table (with the few request helpers every adapter uses), and the mapping between items and
+the storage ports' values.
 
 The layout (keys, indexes, items, transactions) is described in docs/table-layout.md; keep the
 two in step.
@@ -7,7 +8,7 @@ two in step.
 
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,7 +30,9 @@ from pynamodb.indexes import (
 from pynamodb.models import Model
 from pynamodb.settings import get_settings_value
 
-from ratings.service.ports import PlayerEvent, PlayerRecord, StoredGame, StoredTournament
+from ratings.service.player import Player
+from ratings.service.stored import GAME_EVENT, PlayerEvent, StoredGame, StoredTournament
+from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 RANKED_INDEX = "ranked_by_time"
@@ -155,7 +158,8 @@ class StandingsItem(RatingsItem, discriminator="standings"):
 
 
 class BoundTable:
-    """The models bound to one table, and the connection every request goes through."""
+    """The models bound to one table, the connection every request goes through, and the
+    requests every adapter makes (transient failures raised as TransientStorageError)."""
 
     def __init__(
         self,
@@ -184,6 +188,7 @@ class BoundTable:
             setattr(meta, name, get_settings_value(name) if value is None else value)
         RatingsItem._connection = None  # rebind to the table configured above
         self.table_name = table_name
+        self.endpoint_url = endpoint_url
         self.shards = leaderboard_shards
 
     @property
@@ -193,10 +198,32 @@ class BoundTable:
 
     @staticmethod
     def create_table() -> None:
-        """Create the table with its indexes and TTL (tests and the local stack)."""
+        """Create the table from the models, with its indexes and TTL, unless it exists (the
+        benchmarks; the tests and the local stack create template.yaml's own)."""
         if not RatingsItem.exists():
+            # pynamodb enables the TTL itself: enabling it again is refused by DynamoDB
+            # ("TimeToLive is already enabled"), though moto accepts it.
             RatingsItem.create_table(wait=True)
-        RatingsItem.update_ttl(ignore_update_ttl_errors=False)
+
+    def batch_get(self, keys: Sequence[tuple[str, str]]) -> Iterator[RatingsItem]:
+        with transient_as_storage_error():
+            yield from RatingsItem.batch_get(keys, consistent_read=True)
+
+    def get(self, pk: str, sk: str) -> RatingsItem | None:
+        with transient_as_storage_error():
+            try:
+                return RatingsItem.get(pk, sk, consistent_read=True)
+            except RatingsItem.DoesNotExist:
+                return None
+
+    def query(self, hash_key: str, **options: Any) -> dict[str, Any]:
+        """One page of a query on the table (or one of its indexes), as DynamoDB answers it."""
+        with transient_as_storage_error():
+            return dict(self.connection.query(self.table_name, hash_key, **options))
+
+    def leaderboard_shards(self, ladder: str) -> list[str]:
+        """The hash keys of the ladder's leaderboard index, one a write shard."""
+        return [f"{ladder}#{shard}" for shard in range(self.shards)]
 
 
 def table_definition() -> Mapping[str, Any]:
@@ -209,11 +236,11 @@ def table_definition() -> Mapping[str, Any]:
     }
 
 
-# Items <-> records -----------------------------------------------------------------------
+# Items <-> values ------------------------------------------------------------------------
 
 
-def record_of(item: StateItem) -> PlayerRecord:
-    return PlayerRecord(
+def player_of(item: StateItem) -> Player:
+    return Player(
         ladder=item.ladder,
         player_id=item.player_id,
         rating=int(item.rating),
@@ -224,9 +251,9 @@ def record_of(item: StateItem) -> PlayerRecord:
     )
 
 
-def state_item_of(record: PlayerRecord) -> StateItem:
-    # The item's attributes are the record's fields, by name: record_of reads them back.
-    return StateItem(player_key(record.ladder, record.player_id), STATE_SK, **record._asdict())
+def state_item_of(player: Player) -> StateItem:
+    # The item's attributes are the player's fields, by name: player_of reads them back.
+    return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **player._asdict())
 
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
@@ -272,7 +299,7 @@ def event_item(event: PlayerEvent) -> EventItem:
         body=compact_json(event.body),
         expires_at=event.expires_at,
     )
-    if event.kind == "game" and event.ranked:  # only ranked games enter the window index
+    if event.kind == GAME_EVENT and event.ranked:  # only ranked games enter the window index
         item.ranked_at = f"{at}#{event.ref_id}"
     return item
 

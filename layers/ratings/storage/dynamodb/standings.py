@@ -1,6 +1,6 @@
-"""The storage port's standing reads on DynamoDB: bounded counts of the players ahead of a
-position on the sharded leaderboard index, the players just ahead of one, every entry of the
-index (for the refresh), and the histogram item a refresh stores.
+"""The rank view on DynamoDB: bounded counts of the players ahead of a position on the sharded
+leaderboard index, every entry of the index (for the refresh), and the histogram item a
+refresh stores (the writes port stores it).
 
 Every read here is an eventually consistent Query of the `leaderboard` index (global indexes
 have no other kind) or a read of the one histogram item; nothing here writes a player state.
@@ -8,120 +8,80 @@ docs/table-layout.md and docs/performance.md give the requests and their read un
 """
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from pynamodb.constants import COUNT
-from pynamodb.exceptions import PutError
+from pynamodb.expressions.condition import Condition
 
-from ratings.rules.standings import RatingHistogram, board_order
-from ratings.service.ports import LeaderboardRow, Standings
-from ratings.storage.dynamodb.errors import response_code, transient_as_storage_error
+from ratings.rules.standings import RatingHistogram
+from ratings.service.ports import RankView
+from ratings.service.stored import Standings
+from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STANDINGS_SK,
+    BoundTable,
     RatingsItem,
     StandingsItem,
     StateItem,
-    compact_json,
     standings_key,
 )
-from ratings.storage.dynamodb.reads import TableReads, order_of
-from ratings.timestamps import format_utc_millis, parse_utc_millis
+from ratings.timestamps import parse_utc_millis
 
 
-class TableStandings(TableReads):
-    """Where players stand: the reads behind a rank, a window and a histogram."""
-
+class DynamoRanks(RankView):
     #: Entries per page when the refresh reads the index (None: DynamoDB's 1 MB pages).
     entries_page_limit: int | None = None
 
-    def leaderboard_before(
-        self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> Sequence[LeaderboardRow]:
-        """The `limit` players nearest ahead of `before`, each at their current rating: the
-        index's entries checked against the states, as `leaderboard` does (its module says
-        why), read on upwards while stale entries leave fewer than `limit`."""
-        if limit <= 0:
-            return []
-        end = board_order(*before)
-        checked: dict[str, LeaderboardRow | None] = {}
-        read_before = before
-        while True:
-            entries = self._index_before(ladder, limit, read_before)
-            self._check(ladder, entries, checked)
-            ended = len(entries) < limit  # the top of every shard was reached
-            boundary = None if ended else order_of(entries[0])
-            listed = [
-                row
-                for row in checked.values()
-                if row is not None
-                and order_of(row) < end
-                and (boundary is None or order_of(row) >= boundary)
-            ]
-            if ended or len(listed) >= limit:
-                return sorted(listed, key=order_of)[-limit:]
-            read_before = (entries[0].rating, entries[0].player_id)
-
-    def _index_before(
-        self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> list[LeaderboardRow]:
-        """The index's `limit` entries nearest ahead of `before`, as the index has them."""
-        rows: list[LeaderboardRow] = []
-        for shard in self._shards(ladder):
-            rows.extend(self._shard_before(shard, limit, before))
-        rows.sort(key=order_of)
-        return rows[-limit:]
-
-    def _shard_before(
-        self, shard: str, limit: int, before: tuple[int, str]
-    ) -> Iterator[LeaderboardRow]:
-        """The shard's `limit` rows nearest ahead of `before`, plus every row tied with the
-        farthest of them."""
-        end = board_order(*before)
-        return self._shard_rows(
-            shard,
-            limit,
-            RatingsItem.lb_rating >= before[0],
-            ascending=True,
-            skip=lambda position: position >= end,
-        )
+    def __init__(self, table: BoundTable) -> None:
+        self._table = table
 
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
         if limit <= 0:
             return None
-        # One Query a shard, counted by DynamoDB: of the entries rated `rating` or more (read
-        # at most `budget` of them, the player's own lagging entry included), those ahead.
-        budget = 2 * limit + 2
-        ahead = read = 0
-        for shard in self._shards(ladder):
-            start_key = None
-            while True:
-                response = self._query(
-                    shard,
-                    range_key_condition=RatingsItem.lb_rating >= rating,
-                    filter_condition=(StateItem.player_id != player_id)
-                    & ((RatingsItem.lb_rating > rating) | (StateItem.player_id < player_id)),
-                    index_name=LEADERBOARD_INDEX,
-                    select=COUNT,
-                    limit=budget + 1 - read,
-                    exclusive_start_key=start_key,
-                )
-                ahead += int(response.get("Count", 0))
-                read += int(response.get("ScannedCount", 0))
-                if read > budget or ahead >= limit:
-                    return None
-                start_key = response.get("LastEvaluatedKey")
-                if not start_key:
-                    break
-        return ahead
+        # Counted by DynamoDB, at most `2 * limit + 2` entries read in all (the player's own
+        # lagging entry included): per shard the entries rated higher, then the ones tied
+        # with a smaller id. The rating is the index's sort key, so it can only be a key
+        # condition: DynamoDB refuses a filter on it, and the tie needs a Query of its own.
+        count = _BoundedCount(budget=2 * limit + 2, limit=limit)
+        shards = self._table.leaderboard_shards(ladder)
+        higher = RatingsItem.lb_rating > rating
+        for shard in shards:
+            if not self._count(count, shard, higher, StateItem.player_id != player_id):
+                return None
+        tied = RatingsItem.lb_rating == rating
+        for shard in shards:
+            if not self._count(count, shard, tied, StateItem.player_id < player_id):
+                return None
+        return count.ahead
+
+    def _count(self, count: "_BoundedCount", shard: str, key: Condition, keep: Condition) -> bool:
+        """Add the shard's entries within `key` that `keep` keeps to `count`; False once the
+        count is past its bound (then nothing more is read)."""
+        start_key = None
+        while True:
+            response = self._table.query(
+                shard,
+                range_key_condition=key,
+                filter_condition=keep,
+                index_name=LEADERBOARD_INDEX,
+                select=COUNT,
+                limit=count.left(),
+                exclusive_start_key=start_key,
+            )
+            if not count.add(int(response.get("Count", 0)), int(response.get("ScannedCount", 0))):
+                return False
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                return True
 
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         # Only the two attributes the histogram needs travel back; the read units are those
         # of the whole index entries all the same.
-        for shard in self._shards(ladder):
+        for shard in self._table.leaderboard_shards(ladder):
             start_key = None
             while True:
-                response = self._query(
+                response = self._table.query(
                     shard,
                     index_name=LEADERBOARD_INDEX,
                     attributes_to_get=["player_id", "lb_rating"],
@@ -145,26 +105,22 @@ class TableStandings(TableReads):
         counts = tuple((int(rating), int(players)) for rating, players in json.loads(item.counts))
         return Standings(ladder, RatingHistogram(counts), parse_utc_millis(item.refreshed_at))
 
-    def put_standings(self, standings: Standings) -> bool:
-        histogram = standings.histogram
-        refreshed_at = format_utc_millis(standings.refreshed_at)
-        item = StandingsItem(
-            standings_key(standings.ladder),
-            STANDINGS_SK,
-            counts=compact_json([list(pair) for pair in histogram.counts]),
-            players=histogram.players,
-            refreshed_at=refreshed_at,
-        )
-        # Two refreshes that overlap: the one that started later wins, whichever ends last.
-        newer_only = StandingsItem.pk.does_not_exist() | (StandingsItem.refreshed_at < refreshed_at)
-        with transient_as_storage_error():
-            try:
-                item.save(condition=newer_only)
-            except PutError as error:
-                if response_code(error) == "ConditionalCheckFailedException":
-                    return False
-                raise
-        return True
 
-    def _shards(self, ladder: str) -> list[str]:
-        return [f"{ladder}#{shard}" for shard in range(self.shards)]
+class _BoundedCount:
+    """The players ahead counted so far, and the index entries read to count them."""
+
+    def __init__(self, *, budget: int, limit: int) -> None:
+        self.budget = budget
+        self.limit = limit
+        self.ahead = 0
+        self.read = 0
+
+    def left(self) -> int:
+        """The Limit of the next Query: one entry past the budget tells it is exceeded."""
+        return self.budget + 1 - self.read
+
+    def add(self, ahead: int, read: int) -> bool:
+        """False once `limit` are ahead or more than `budget` entries were read."""
+        self.ahead += ahead
+        self.read += read
+        return self.read <= self.budget and self.ahead < self.limit

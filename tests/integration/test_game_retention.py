@@ -1,7 +1,8 @@
 """A game sent again after its record's retention: the answer must not depend on whether
 DynamoDB's TTL has deleted the record yet. AWS documents that TTL deletes expired items
-within a few days, and that until then they are still read, queried and written like any
-other; DynamoDB Local never deletes them at all, so it shows the "not yet" side exactly.
+typically within two days, and that until then they are still read, queried and written
+like any other; neither engine here ever deletes them, so both show the "not yet" side, and
+a test deletes the record itself for the other.
 
 The rule (api.md, "Retention"): a record past its `expires_at` is treated as absent. GET
 answers 404, and the game sent again is rated anew, the commit's condition accepting the
@@ -13,13 +14,13 @@ from datetime import timedelta
 
 import pytest
 from support.dynamodb import raw_items
-from support.dynamodb_local import fresh_storage
+from support.engines import Engine, ratings_table, unique_table_name
 from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.base import Settings
 from ratings.service.errors import NotFound
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
+from ratings.service.settings import Settings
 from ratings.storage.dynamodb import DynamoStorage, game_key
 
 LADDER = "backgammon"
@@ -42,7 +43,7 @@ def retaining(storage: DynamoStorage, clock: FixedClock) -> RatingService:
 def delete_game_record(storage: DynamoStorage, game_id: str) -> None:
     """What TTL's sweep does, some time after expires_at."""
     key = game_key(LADDER, game_id)
-    storage.connection.delete_item(storage.table_name, key, range_key="GAME")
+    storage.connection.delete_item(storage.table.table_name, key, range_key="GAME")
 
 
 def sent_again_after_retention(storage: DynamoStorage, *, swept: bool) -> tuple[object, ...]:
@@ -52,7 +53,7 @@ def sent_again_after_retention(storage: DynamoStorage, *, swept: bool) -> tuple[
     first = service.submit_game(LADDER, body)
     clock.advance(RETENTION + MINUTE)
     stored = raw_items(storage, game_key(LADDER, "g-kept"))
-    assert len(stored) == 1  # expired, and still there: DynamoDB Local never sweeps
+    assert len(stored) == 1  # expired, and still there: no engine here sweeps
     assert int(stored[0]["expires_at"]["N"]) <= clock.now.timestamp()
     if swept:
         delete_game_record(storage, "g-kept")
@@ -69,20 +70,21 @@ def sent_again_after_retention(storage: DynamoStorage, *, swept: bool) -> tuple[
 
 
 def test_a_game_sent_after_its_record_expired_is_rated_anew_whether_or_not_ttl_deleted_it(
-    local_storage: DynamoStorage, dynamodb_local: str
+    dynamo_storage: DynamoStorage, engine: Engine
 ) -> None:
-    kept = sent_again_after_retention(local_storage, swept=False)
-    swept = sent_again_after_retention(fresh_storage(dynamodb_local), swept=True)
+    kept = sent_again_after_retention(dynamo_storage, swept=False)
+    with ratings_table(engine, unique_table_name("ratings-swept")) as other:
+        swept = sent_again_after_retention(engine.storage(other), swept=True)
 
     # Rated anew both times, from the states the first rating left: the same answer.
     assert kept == swept == (True, True, [1516, 1484])
 
 
 def test_a_game_sent_again_within_its_retention_is_answered_from_its_record(
-    local_storage: DynamoStorage,
+    dynamo_storage: DynamoStorage,
 ) -> None:
     clock = FixedClock(NOW)
-    service = retaining(local_storage, clock)
+    service = retaining(dynamo_storage, clock)
     body = game("g-live", "alice", "bob", played_at=NOW - HOUR)
     first = service.submit_game(LADDER, body)
     clock.advance(RETENTION - MINUTE)
@@ -93,10 +95,10 @@ def test_a_game_sent_again_within_its_retention_is_answered_from_its_record(
 
 
 def test_another_game_under_an_expired_id_is_a_new_game_not_a_conflict(
-    local_storage: DynamoStorage,
+    dynamo_storage: DynamoStorage,
 ) -> None:
     clock = FixedClock(NOW)
-    service = retaining(local_storage, clock)
+    service = retaining(dynamo_storage, clock)
     service.submit_game(LADDER, game("g-reused", "alice", "bob", played_at=NOW - HOUR))
     clock.advance(RETENTION + DAY)
 

@@ -1,6 +1,7 @@
 """Numbers a caller can put into a request that reaches DynamoDB: DynamoDB refuses a number
 of more than 38 significant digits (and magnitudes beyond 1E+126), so each one is bounded
 before it is sent, and a forged one is the caller's error (400), never a 500 from the engine.
+On both engines: DynamoDB Local refuses such numbers as DynamoDB does, moto does not.
 
 The only such number is the rating inside a leaderboard cursor (a key condition of the
 leaderboard index); `limit` is bounded to 1-100, and the history cursor's position is text.
@@ -14,7 +15,7 @@ import pytest
 from support.games import game
 
 from ratings.service.errors import InvalidCursor, InvalidInput
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 
 
 def forged(position: list[Any]) -> str:

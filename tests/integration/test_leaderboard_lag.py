@@ -2,7 +2,7 @@
 documents into the table): no page lists a player twice, a player is listed at the rating
 their state has now, and walking the pages with cursors lists a player on one page only
 unless their rating changed between the reads of two pages. An id absorbed by its account
-is never listed beside it. On DynamoDB Local and on moto.
+is never listed beside it. On both engines.
 
 The rule (api.md, "Pagination"): each entry the index returns is checked against the
 player's state; the player is listed at the state's rating, and only where that rating places
@@ -19,7 +19,7 @@ from support.index_lag import lingering_entry, not_yet_indexed, seed_states
 from support.services import rating_service
 
 from ratings.rules.standings import board_order
-from ratings.service.usecases import RatingService
+from ratings.service.facade import RatingService
 from ratings.storage.dynamodb import DynamoStorage
 
 LADDER = "backgammon"
@@ -53,8 +53,8 @@ def assert_ordered_once(pages: list[list[dict[str, Any]]]) -> Counter[str]:
 
 
 @pytest.fixture
-def lagging(any_engine: DynamoStorage) -> tuple[DynamoStorage, RatingService]:
-    return any_engine, rating_service(any_engine, FixedClock(NOW))
+def lagging(dynamo_storage: DynamoStorage) -> tuple[DynamoStorage, RatingService]:
+    return dynamo_storage, rating_service(dynamo_storage, FixedClock(NOW))
 
 
 def test_a_player_shown_by_the_index_at_two_ratings_is_listed_once_at_the_current_one(
@@ -172,16 +172,14 @@ def test_random_lag_never_lists_a_player_twice_and_lists_each_indexed_player_onc
 
 
 def test_the_leaderboard_around_a_player_lists_no_one_twice_while_the_index_lags(
-    moto_storage: DynamoStorage,
+    lagging: tuple[DynamoStorage, RatingService],
 ) -> None:
-    # moto only for now: the around view counts the player's rank, whose query DynamoDB
-    # Local refuses until the standing count's filter is fixed (issue 17).
-    service = rating_service(moto_storage, FixedClock(NOW))
-    seed_states(moto_storage, LADDER, board(15))
-    lingering_entry(moto_storage, LADDER, "p03", 1935)  # just above p07, below its rating now
-    lingering_entry(moto_storage, LADDER, "p11", 1925)  # just below p07, above its rating now
-    not_yet_indexed(moto_storage, LADDER, "p06")
-    lingering_entry(moto_storage, LADDER, "p06", 1905)  # below p07, though above it now
+    storage, service = lagging
+    seed_states(storage, LADDER, board(15))
+    lingering_entry(storage, LADDER, "p03", 1935)  # just above p07, below its rating now
+    lingering_entry(storage, LADDER, "p11", 1925)  # just below p07, above its rating now
+    not_yet_indexed(storage, LADDER, "p06")
+    lingering_entry(storage, LADDER, "p06", 1905)  # below p07, though above it now
 
     window = service.get_leaderboard(LADDER, 7, around="p07")
 

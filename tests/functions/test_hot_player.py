@@ -18,25 +18,27 @@ Every game is stored, and applied to the hot player exactly once.
 import json
 import threading
 import time
-import uuid
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import boto3
 import pytest
-from moto import mock_aws
-from support.dynamodb_local import REGION, create_template_table
-from support.lambda_events import rest_event, sqs_event
+from support.handlers import Stack
+from support.lambda_events import REGION, rest_event, sqs_event
 from support.queues import queue_depth, wait_for_messages
 from support.template import ROOT, TEMPLATE
 
 from ratings import wiring
 from ratings_local.functions import LocalFunction
 from ratings_local.template import read_stack
+
+# Amazon's engine only: moto's DynamoDB does not contend as DynamoDB does.
+pytestmark = [
+    pytest.mark.parametrize("table_engine", ["dynamodb_local"], indirect=True),
+    pytest.mark.filterwarnings("ignore:No application metrics:UserWarning"),
+]
 
 LADDER = "backgammon"
 HOT = "hot"
@@ -57,72 +59,28 @@ class Seen:
 
 
 @dataclass
-class Stack:
+class Functions:
+    """The Api and GamesQueue functions of template.yaml, as containers of their own (a
+    GamesQueue container per writer), over the handler tests' stack."""
+
     games: LocalFunction
     api: LocalFunction
-    sqs: Any
-    games_url: str
-    games_arn: str
-    dlq_url: str
+    stack: Stack
 
 
 @pytest.fixture
-def stack(dynamodb_local: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
-    """The Api and GamesQueue functions of template.yaml, the table on DynamoDB Local (every
-    container shares the process's one service), the queues on moto (passed through: moto
-    answers only AWS's own endpoints)."""
-    table = f"ratings-hot-{uuid.uuid4().hex[:10]}"
-    create_template_table(dynamodb_local, table)
+def containers(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> Functions:
+    # Containers of one process share Powertools' metric store: no EMF output here.
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    wiring.reset()
     spec = read_stack(TEMPLATE)
-    env = {
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_REGION": REGION,
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_local,
-        # The template's Powertools settings; the EMF output would only fill the test's log.
-        **{
-            name: value
-            for name, value in spec.globals["Environment"]["Variables"].items()
-            if name.startswith("POWERTOOLS_")
-        },
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "RATINGS_TABLE": table,
-        "RATINGS_FUNCTION_TIMEOUT": str(spec.globals["Timeout"]),
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    for name in ("AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-    with mock_aws():
-        sqs = boto3.client("sqs", region_name=REGION)
-        dlq_url = sqs.create_queue(QueueName=f"games-dlq-{table}")["QueueUrl"]
-        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])
-        redrive = {
-            "deadLetterTargetArn": dlq_arn["Attributes"]["QueueArn"],
-            "maxReceiveCount": "5",
-        }
-        games_url = sqs.create_queue(
-            QueueName=f"games-{table}",
-            Attributes={"VisibilityTimeout": "181", "RedrivePolicy": json.dumps(redrive)},
-        )["QueueUrl"]
-        games_arn = sqs.get_queue_attributes(QueueUrl=games_url, AttributeNames=["QueueArn"])
-        monkeypatch.setenv("RATINGS_GAMES_QUEUE_URL", games_url)
-        monkeypatch.setenv("RATINGS_GAMES_DLQ_URL", dlq_url)
-        wiring.reset()
-        try:
-            yield Stack(
-                games=LocalFunction(
-                    spec.functions["GamesQueueFunction"], ROOT, REGION, max_concurrency=WRITERS
-                ),
-                api=LocalFunction(spec.functions["ApiFunction"], ROOT, REGION),
-                sqs=sqs,
-                games_url=games_url,
-                games_arn=games_arn["Attributes"]["QueueArn"],
-                dlq_url=dlq_url,
-            )
-        finally:
-            wiring.reset()
+    return Functions(
+        games=LocalFunction(
+            spec.functions["GamesQueueFunction"], ROOT, REGION, max_concurrency=WRITERS
+        ),
+        api=LocalFunction(spec.functions["ApiFunction"], ROOT, REGION),
+        stack=stack,
+    )
 
 
 def hot_game(writer: int, number: int, now: datetime) -> dict[str, Any]:
@@ -135,12 +93,12 @@ def hot_game(writer: int, number: int, now: datetime) -> dict[str, Any]:
     }
 
 
-def over_http(stack: Stack, seen: Seen, games: list[dict[str, Any]]) -> None:
+def over_http(functions: Functions, seen: Seen, games: list[dict[str, Any]]) -> None:
     """A client that honours Retry-After: it waits that long and sends the same body again."""
     path = f"/v1/ladders/{LADDER}/games"
     for body in games:
         while True:
-            answer = stack.api.invoke(rest_event("POST", path, body=body))
+            answer = functions.api.invoke(rest_event("POST", path, body=body))
             with seen.lock:
                 seen.http[answer["statusCode"]] += 1
             if answer["statusCode"] != 503:
@@ -156,16 +114,17 @@ def over_http(stack: Stack, seen: Seen, games: list[dict[str, Any]]) -> None:
         assert answer["statusCode"] == 201, answer
 
 
-def over_the_queue(stack: Stack, seen: Seen, bodies: list[str]) -> None:
+def over_the_queue(functions: Functions, seen: Seen, bodies: list[str]) -> None:
     """One GamesQueue container's deliveries: a record at a time, as a first delivery."""
     for body in bodies:
-        answer = stack.games.invoke(sqs_event(stack.games_arn, [body]))
+        answer = functions.games.invoke(sqs_event(functions.stack.games_arn, [body]))
         with seen.lock:
             seen.batch_item_failures += [f["itemIdentifier"] for f in answer["batchItemFailures"]]
 
 
-def drain_requeued(stack: Stack, seen: Seen) -> None:
+def drain_requeued(functions: Functions, seen: Seen) -> None:
     """Deliver what was sent back, as the event source mapping would, until none is left."""
+    stack = functions.stack
     while queue_depth(stack.sqs, stack.games_url):
         for message in wait_for_messages(stack.sqs, stack.games_url, seconds=20):
             seen.requeue_receive_counts[message["Attributes"]["ApproximateReceiveCount"]] += 1
@@ -175,28 +134,29 @@ def drain_requeued(stack: Stack, seen: Seen) -> None:
                 name: {"stringValue": value["StringValue"], "dataType": value["DataType"]}
                 for name, value in message.get("MessageAttributes", {}).items()
             }
-            answer = stack.games.invoke(event)
+            answer = functions.games.invoke(event)
             seen.batch_item_failures += [f["itemIdentifier"] for f in answer["batchItemFailures"]]
 
 
 def test_twelve_writers_on_one_hot_player_all_land_once_on_dynamodb_local(
-    stack: Stack,
+    containers: Functions,
 ) -> None:
+    stack = containers.stack
     now = datetime.now(UTC)
     games = {w: [hot_game(w, n, now) for n in range(GAMES_EACH)] for w in range(WRITERS)}
     seen = Seen()
-    stack.api.warm()
-    stack.games.warm()
+    containers.api.warm()
+    containers.games.warm()
     started = time.monotonic()
 
     with ThreadPoolExecutor(WRITERS) as pool:
-        futures = [pool.submit(over_http, stack, seen, games[0])]
+        futures = [pool.submit(over_http, containers, seen, games[0])]
         for writer in range(1, WRITERS):
             bodies = [json.dumps({**game, "ladder": LADDER}) for game in games[writer]]
-            futures.append(pool.submit(over_the_queue, stack, seen, bodies))
+            futures.append(pool.submit(over_the_queue, containers, seen, bodies))
         for future in futures:
             future.result()
-    drain_requeued(stack, seen)
+    drain_requeued(containers, seen)
     seconds = time.monotonic() - started
 
     service = wiring.service()
@@ -207,11 +167,11 @@ def test_twelve_writers_on_one_hot_player_all_land_once_on_dynamodb_local(
     )
     assert seen.batch_item_failures == []  # contention never left a record to redeliver
     assert set(seen.requeue_receive_counts) <= {"1"}  # each copy a new message, received once
-    assert queue_depth(stack.sqs, stack.dlq_url) == 0
+    assert queue_depth(stack.sqs, stack.games_dlq_url) == 0
     assert set(seen.http) <= {201, 503}
     assert seen.http[201] == GAMES_EACH
     assert all(value == "1" for value in seen.retry_after)
-    hot = wiring.storage().read_states(LADDER, [HOT])[HOT]
+    hot = wiring.storage().writes.read_states(LADDER, [HOT])[HOT]
     assert hot.ranked_games == WRITERS * GAMES_EACH  # each game applied exactly once
     deltas = 0
     for writer_games in games.values():

@@ -1,0 +1,38 @@
+"""Rating a checked game: whether it is ranked, the rules' verdict, and the result document.
+Shared by submitting a game and previewing one; nothing here reads or writes storage."""
+
+from collections.abc import Sequence
+
+from ratings.rules import Game, GameInput, Ladder, PlayerState, Rating, Ruleset, unranked_reason
+from ratings.service import documents
+from ratings.service.stored import JsonObject
+
+
+def why_unranked(game: GameInput) -> str | None:
+    """The reason the game does not rate (mode, a bot, a shared network), or None."""
+    bots = (game.players[0].bot, game.players[1].bot)
+    networks = (game.players[0].network, game.players[1].network)
+    return unranked_reason(game.mode, bots, networks)
+
+
+def evaluate(
+    ladder: Ladder,
+    ruleset: Ruleset,
+    game: GameInput,
+    states: Sequence[PlayerState],
+    reason: str | None,
+) -> tuple[JsonObject, Rating | None]:
+    """The result document of a game under `ruleset`, and the rating unless `reason`
+    (why the game is unranked) is given."""
+    winner = game.winner
+    if winner is not None:  # the winner as resolved (an anonymous id may be an account)
+        winner = states[[p.player_id for p in game.players].index(winner)].player_id
+    rules_game = Game(
+        players=(states[0], states[1]),
+        winner=winner,
+        options=game.options,
+        player_options=(game.players[0].options, game.players[1].options),
+    )
+    rating = None if reason else ruleset.rate(rules_game)
+    result = documents.game_result(ladder.ladder_id, ruleset, game, states, winner, reason, rating)
+    return result, rating

@@ -1,0 +1,17 @@
+"""Page sizes of the listings (history, leaderboard), as callers may ask for them."""
+
+from ratings.rules import InvalidInput
+
+DEFAULT_HISTORY_LIMIT = 50
+DEFAULT_LEADERBOARD_LIMIT = 100
+MAX_PAGE = 100
+
+
+def page_limit(limit: object, default: int) -> int:
+    if limit is None:
+        return default
+    if isinstance(limit, str) and limit.isdigit() and len(limit) <= 6:
+        limit = int(limit)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise InvalidInput("limit", f"limit must be an integer from 1 to {MAX_PAGE}")
+    return limit

@@ -1,0 +1,88 @@
+"""A player's state in one ladder: the one shape of it through the service.
+
+A use case reads `Player` values from the writes port, asks them what a game, a podium or a
+link makes of them (each method returns the state to store, one version on), and commits
+those. The rules see a player as `PlayerState` (`before_game`), the table as its item; between
+the two, nothing else describes a player.
+"""
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from ratings.rules import PlayerState
+
+
+class Player(NamedTuple):
+    """A player's state in one ladder. `version` counts the commits that wrote it: 0 is a
+    player never stored (at the ladder's starting rating).
+
+    The state a method returns is one version on, and a commit stores it only over the stored
+    version it came from (`version - 1`; none stored for 1): if another writer got there
+    first, the commit fails with WriteConflict and changes nothing.
+    """
+
+    ladder: str
+    player_id: str
+    rating: int
+    ranked_games: int = 0
+    version: int = 0
+    #: An anonymous id whose state this player took over when linking; its recent ranked
+    #: games keep counting in this player's window.
+    absorbed_id: str | None = None
+    #: False for an anonymous id linked to an account: it resolves to the account, so only
+    #: the account may appear on the leaderboard.
+    listed: bool = True
+
+    @property
+    def stored(self) -> bool:
+        return self.version > 0
+
+    @property
+    def on_the_board(self) -> bool:
+        """Whether the leaderboard lists the player: a ranked game, and not a linked id."""
+        return self.ranked_games > 0 and self.listed
+
+    @property
+    def replaces_version(self) -> int:
+        """The stored version a commit of this state is conditioned on (0: none stored)."""
+        return self.version - 1
+
+    def before_game(self, recent_ranked_games: int) -> PlayerState:
+        """The player as the rules see them before a game."""
+        return PlayerState(self.player_id, self.rating, self.ranked_games, recent_ranked_games)
+
+    def supposing(self, overrides: Mapping[str, int]) -> "Player":
+        """The player as a preview supposes them: its `rating` and `ranked_games` overridden
+        where `overrides` has them (nothing is stored, so the version stays)."""
+        return self._replace(
+            rating=overrides.get("rating", self.rating),
+            ranked_games=overrides.get("ranked_games", self.ranked_games),
+        )
+
+    def rated(self, rating_after: int) -> "Player":
+        """The state after a ranked game that left the player at `rating_after`."""
+        return self._replace(
+            version=self.version + 1, rating=rating_after, ranked_games=self.ranked_games + 1
+        )
+
+    def awarded(self, bonus: int) -> "Player":
+        """The state after a podium bonus."""
+        return self._replace(version=self.version + 1, rating=self.rating + bonus)
+
+    def unlisted(self) -> "Player":
+        """This anonymous id's state once linked to an account: unchanged, but off the board.
+
+        Written even so, conditioned on the version read: a game of the anonymous id
+        committed meanwhile (or one in flight, which then conflicts and re-reads the link)
+        can never be lost to the account."""
+        return self._replace(version=self.version + 1, listed=False)
+
+    def absorbing(self, anonymous: "Player") -> "Player":
+        """This account's state once it takes over `anonymous`'s rating and ranked games."""
+        return self._replace(
+            version=self.version + 1,
+            rating=anonymous.rating,
+            ranked_games=anonymous.ranked_games,
+            absorbed_id=anonymous.player_id,
+            listed=True,
+        )

@@ -1,0 +1,80 @@
+"""Link an identity: an anonymous id becomes an account once, its state moving to the account
+in each ladder where the account has no ranked games (docs/rules.md)."""
+
+from collections.abc import Mapping
+
+from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
+from ratings.service.inputs import parse_link
+from ratings.service.ladders import Ladders
+from ratings.service.player import Player
+from ratings.service.ports import Writes
+from ratings.service.results import Submitted
+from ratings.service.retries import Retrier
+from ratings.service.stored import JsonObject, Link
+
+
+class LinkIdentity:
+    def __init__(self, ladders: Ladders, writes: Writes, retrier: Retrier) -> None:
+        self.ladders = ladders
+        self.writes = writes
+        self.retrier = retrier
+
+    def __call__(self, body: object) -> JsonObject:
+        """Link an anonymous id to an account once; see rules.md for what moves."""
+        anonymous_id, account_id = parse_link(body)
+        link = Link(anonymous_id=anonymous_id, account_id=account_id)
+        return self.retrier.run("link", lambda: self._attempt(link)).result
+
+    def _attempt(self, link: Link) -> Submitted:
+        anonymous_id, account_id = link
+        ladder_ids = self.ladders.ids()
+        reads = self.writes.read_for_link(anonymous_id, account_id, ladder_ids)
+        if reads.anonymous_linked_to == account_id:
+            return self._repeated(link, reads.states)
+        if reads.anonymous_linked_to is not None:
+            raise AlreadyLinked(f"anonymous_id {anonymous_id!r} is already linked to an account")
+        if reads.account_absorbed is not None:
+            raise AlreadyLinked(f"account_id {account_id!r} has already absorbed an anonymous id")
+        if reads.account_linked_to is not None:
+            raise AlreadyLinked(
+                f"account_id {account_id!r} is an anonymous id linked to another account"
+            )
+        if reads.anonymous_absorbed is not None:
+            raise AlreadyLinked(
+                f"anonymous_id {anonymous_id!r} is an account that absorbed an anonymous id"
+            )
+        moved: list[Player] = []
+        kept: list[JsonObject] = []
+        for ladder_id in ladder_ids:
+            starting = self.ladders.get(ladder_id).starting_rating
+            anonymous = reads.states.get((ladder_id, anonymous_id)) or Player(
+                ladder_id, anonymous_id, starting
+            )
+            account = reads.states.get((ladder_id, account_id)) or Player(
+                ladder_id, account_id, starting
+            )
+            moved.append(anonymous.unlisted())
+            if anonymous.stored and account.ranked_games == 0:
+                moved.append(account.absorbing(anonymous))
+                kept.append({"ladder": ladder_id, "kept": "anonymous"})
+            else:
+                kept.append({"ladder": ladder_id, "kept": "account"})
+        try:
+            self.writes.commit_link(link, moved)
+        except AlreadyStored:
+            # Linked meanwhile: read again, to answer a concurrent copy of this very link as
+            # its retry, and any other link as the conflict it is.
+            raise WriteConflict(anonymous_id) from None
+        result = {"anonymous_id": anonymous_id, "account_id": account_id, "ladders": kept}
+        return Submitted(result, created=True)
+
+    def _repeated(self, link: Link, states: Mapping[tuple[str, str], Player]) -> Submitted:
+        """The answer of a link already made: in each ladder the account kept the anonymous
+        state exactly when it absorbed it, as the first answer said."""
+        kept: list[JsonObject] = []
+        for ladder_id in self.ladders.ids():
+            account = states.get((ladder_id, link.account_id))
+            absorbed = account is not None and account.absorbed_id == link.anonymous_id
+            kept.append({"ladder": ladder_id, "kept": "anonymous" if absorbed else "account"})
+        result = {"anonymous_id": link.anonymous_id, "account_id": link.account_id, "ladders": kept}
+        return Submitted(result, created=False)

@@ -1,0 +1,108 @@
+"""Read a leaderboard: a page from the top or from a cursor, or the page around a player."""
+
+from collections.abc import Sequence
+
+from ratings.rules import InvalidInput
+from ratings.service import documents
+from ratings.service.errors import NotRanked
+from ratings.service.inputs import require_id
+from ratings.service.ladders import Ladders
+from ratings.service.pages import DEFAULT_LEADERBOARD_LIMIT, page_limit
+from ratings.service.ports import LeaderboardView, Writes
+from ratings.service.standing import Ranking
+from ratings.service.stored import JsonObject, LeaderboardRow
+
+
+class ReadLeaderboard:
+    def __init__(
+        self, ladders: Ladders, writes: Writes, leaderboard: LeaderboardView, ranking: Ranking
+    ) -> None:
+        self.ladders = ladders
+        # Resolves and reads the player a page is around.
+        self.writes = writes
+        self.leaderboard = leaderboard
+        self.ranking = ranking
+
+    def __call__(
+        self, ladder_id: str, limit: object = None, cursor: object = None, around: object = None
+    ) -> JsonObject:
+        ladder = self.ladders.get(ladder_id)
+        page_size = page_limit(limit, DEFAULT_LEADERBOARD_LIMIT)
+        if around is not None:
+            if cursor is not None:
+                raise InvalidInput(
+                    "around", "around and cursor cannot be used together: around starts a page"
+                )
+            return self.around(ladder.ladder_id, around, page_size)
+        rank_offset, after = documents.decode_leaderboard_cursor(cursor, ladder.ladder_id)
+        rows = list(self.leaderboard.leaderboard(ladder.ladder_id, page_size + 1, after))
+        more = len(rows) > page_size
+        rows = rows[:page_size]
+        entries = [
+            {
+                "rank": rank_offset + position,
+                "player_id": row.player_id,
+                "rating": row.rating,
+                "ranked_games": row.ranked_games,
+            }
+            for position, row in enumerate(rows, start=1)
+        ]
+        next_cursor = None
+        if more and rows:
+            last = rows[-1]
+            next_cursor = documents.leaderboard_cursor(
+                ladder.ladder_id, rank_offset + len(rows), last.rating, last.player_id
+            )
+        return {"ladder": ladder.ladder_id, "entries": entries, "next_cursor": next_cursor}
+
+    def around(self, ladder_id: str, around: object, limit: int) -> JsonObject:
+        """`limit` consecutive entries of the leaderboard, the player as near the middle as
+        the board allows."""
+        if not isinstance(around, str):
+            raise InvalidInput("around", "around must be a player id")
+        require_id(around, "around")
+        player_id = self.writes.resolve(around)
+        player = self.writes.read_states(ladder_id, [player_id]).get(player_id)
+        if player is None or not player.on_the_board:
+            raise NotRanked(
+                f"player {around!r} has no ranked games in ladder {ladder_id!r}, so is not "
+                "on its leaderboard"
+            )
+        position = (player.rating, player.player_id)
+        # One more than a side can use: the player's own index entry, if it lags behind the
+        # state just read, may be among them.
+        above = _others(self.leaderboard.leaderboard_before(ladder_id, limit, position), player_id)
+        below = _others(self.leaderboard.leaderboard(ladder_id, limit, position), player_id)
+        above_taken = min(len(above), max((limit - 1) // 2, limit - 1 - len(below)))
+        below_taken = min(len(below), limit - 1 - above_taken)
+        me = LeaderboardRow(player.player_id, player.rating, player.ranked_games)
+        window = [*above[len(above) - above_taken :], me, *below[:below_taken]]
+        rank = self.ranking.rank(ladder_id, player.rating, player.player_id)
+        first = None if rank.rank is None else max(rank.rank - above_taken, 1)
+        entries = [
+            {
+                "rank": None if first is None else first + offset,
+                "player_id": row.player_id,
+                "rating": row.rating,
+                "ranked_games": row.ranked_games,
+            }
+            for offset, row in enumerate(window)
+        ]
+        next_cursor = None
+        if rank.exact and first is not None and len(below) > below_taken:
+            last = window[-1]
+            next_cursor = documents.leaderboard_cursor(
+                ladder_id, first + len(window) - 1, last.rating, last.player_id
+            )
+        return {
+            "ladder": ladder_id,
+            "around": player_id,
+            "exact": rank.exact,
+            "as_of": rank.document()["as_of"],
+            "entries": entries,
+            "next_cursor": next_cursor,
+        }
+
+
+def _others(rows: Sequence[LeaderboardRow], player_id: str) -> list[LeaderboardRow]:
+    return [row for row in rows if row.player_id != player_id]

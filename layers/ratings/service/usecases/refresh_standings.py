@@ -1,0 +1,43 @@
+"""Refresh a ladder's standings: count its leaderboard into a rating histogram and store it
+(what ranks beyond the exact limit are estimated from). It writes the histogram only."""
+
+from ratings.rules.standings import RatingHistogram
+from ratings.service.ladders import Ladders
+from ratings.service.ports import RankView, Writes
+from ratings.service.settings import Clock
+from ratings.service.stored import JsonObject, Standings
+from ratings.timestamps import format_utc_millis
+
+
+class RefreshStandings:
+    def __init__(self, ladders: Ladders, writes: Writes, ranks: RankView, clock: Clock) -> None:
+        self.ladders = ladders
+        self.writes = writes
+        self.ranks = ranks
+        self.clock = clock
+
+    def __call__(self, ladder_id: str) -> JsonObject:
+        """The index is read while games are rated: a player whose rating moves during the
+        read may come twice; the first entry read counts, so nobody is counted twice. The next
+        refresh reads afresh, so whatever moved during this one is counted there, once.
+        """
+        ladder = self.ladders.get(ladder_id)
+        started = self.clock()
+        seen: set[str] = set()
+        ratings: list[int] = []
+        entries = 0
+        for player_id, rating in self.ranks.leaderboard_entries(ladder.ladder_id):
+            entries += 1
+            if player_id not in seen:
+                seen.add(player_id)
+                ratings.append(rating)
+        histogram = RatingHistogram.of(ratings)
+        stored = self.writes.put_standings(Standings(ladder.ladder_id, histogram, started))
+        return {
+            "ladder": ladder.ladder_id,
+            "players": histogram.players,
+            "ratings": len(histogram.counts),
+            "entries_read": entries,
+            "refreshed_at": format_utc_millis(started),
+            "stored": stored,
+        }
