@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, cast
 from ratings import budgets
 from ratings.config import Config
 from ratings.lambda_support import deadline
-from ratings.lambda_support.queues import POLL_SECONDS
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.retries import RetryPolicy
@@ -84,6 +83,8 @@ def sqs_client() -> "SQSClient":
     function's time like the table's; they may use the time a consumer keeps for settling.
     """
     from botocore.config import Config as ClientConfig
+
+    from ratings.lambda_support.queues import POLL_SECONDS
 
     settings = config()
     timeouts = call_timeouts(settings)
