@@ -5,6 +5,7 @@ the table (to see what is physically stored, expired items included)."""
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from botocore.client import BaseClient
@@ -99,10 +100,15 @@ class InterleavingWrites(DynamoWrites):
         self._interleave = interleave
 
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
     ) -> None:
         self._interleave()
-        super().commit_game(game, players, events)
+        super().commit_game(game, players, events, now=now)
 
     def commit_tournament(
         self,

@@ -77,12 +77,20 @@ class Writes(ABC):
 
     @abstractmethod
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
     ) -> None:
         """Store the game, the players' new states and the events together, or nothing.
 
         Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
-        version moved, TransientStorageError when the store asks to slow down.
+        version moved, TransientStorageError when the store asks to slow down. With `now`, a
+        stored game whose `expires_at` is at or before it counts as absent and is replaced:
+        expired records are deleted late (DynamoDB's TTL takes up to two days), and what a
+        caller is answered must not depend on when.
         """
 
     @abstractmethod

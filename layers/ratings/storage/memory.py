@@ -135,10 +135,26 @@ class InMemoryWrites(Writes):
         return self._tables.links.get(player_id, player_id)
 
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
     ) -> None:
         games = self._tables.games
-        self._commit(players, events, lambda: _put_new(games, game, game.game_id))
+
+        def put_game() -> Callable[[], None]:
+            stored = games.get((game.ladder, game.game_id))
+            if stored is not None and (now is None or stored.expires_at > now):
+                raise AlreadyStored(game.game_id)
+
+            def apply() -> None:
+                games[(game.ladder, game.game_id)] = game  # an expired one is replaced
+
+            return apply
+
+        self._commit(players, events, put_game)
 
     def commit_tournament(
         self,

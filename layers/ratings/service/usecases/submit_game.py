@@ -93,10 +93,11 @@ class SubmitGame:
             expires_at=now + self.settings.game_retention,
         )
         try:
-            self.writes.commit_game(stored, rated, events)
+            # An expired record is replaced, as if TTL had deleted it already.
+            self.writes.commit_game(stored, rated, events, now=now)
         except AlreadyStored:
             existing = self.results.get_game(ladder.ladder_id, game.game_id)
-            if existing is None:  # stored and gone again between two reads: try afresh
+            if existing is None or existing.expires_at <= now:  # gone again: try afresh
                 raise WriteConflict(game.game_id) from None
             return _replay(existing, game)
         return Submitted(result, created=True)

@@ -23,7 +23,7 @@ from ratings.service.stored import (
     StoredTournament,
 )
 from ratings.storage.dynamodb import commits
-from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.storage.dynamodb.errors import response_code, transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
@@ -155,9 +155,14 @@ class DynamoWrites(Writes):
         return item.other_id if isinstance(item, LinkItem) else player_id
 
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        *,
+        now: datetime | None = None,
     ) -> None:
-        commits.commit_created(self._table, game_item(game), players, events)
+        commits.commit_created(self._table, game_item(game), players, events, expired_by=now)
 
     def commit_tournament(
         self,
@@ -186,7 +191,7 @@ class DynamoWrites(Writes):
             try:
                 item.save(condition=newer_only)
             except PutError as error:
-                if error.cause_response_code == "ConditionalCheckFailedException":
+                if response_code(error) == "ConditionalCheckFailedException":
                     return False
                 raise
         return True
