@@ -34,7 +34,7 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from support.http import API_KEY, Reply, assert_error, send
+from support.http import API_KEY, MODERATION_KEY, Reply, assert_error, send
 from support.stack import fuzz_settings, table_digest
 
 from ratings.wiring import LADDERS
@@ -142,9 +142,11 @@ def test_every_answer_conforms_to_the_document(
         )
     )
     def check(case: Any) -> None:
-        # The key is always the right one (test_hostile_http checks keys).
-        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "x-api-key"}
-        case.headers = {**headers, "x-api-key": API_KEY}
+        # The keys are always the right ones (test_hostile_http and test_moderation_local
+        # check keys).
+        keys = {"x-api-key": API_KEY, "x-moderation-key": MODERATION_KEY}
+        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() not in keys}
+        case.headers = {**headers, **keys}
         before = table_digest(stack) if writes else None
         response = case.call(base_url=stack.api_url, timeout=30)
         statuses[response.status_code] += 1

@@ -104,20 +104,23 @@ class InterleavingWrites(DynamoWrites):
         game: StoredGame,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
         *,
         now: datetime | None = None,
     ) -> None:
         self._interleave()
-        super().commit_game(game, players, events, now=now)
+        super().commit_game(game, players, events, unchanged, now=now)
 
     def commit_tournament(
         self,
         tournament: StoredTournament,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
         self._interleave()
-        super().commit_tournament(tournament, players, events)
+        super().commit_tournament(tournament, players, events, unchanged, podium_ids)
 
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
         self._interleave()

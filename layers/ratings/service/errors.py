@@ -100,6 +100,20 @@ class RetryLater(ServiceError):
     disposition = Disposition.RETRY_LATER
 
 
+class PlayerErasing(RetryLater):
+    """A player of the request is being erased: once the erasure is done, the same request
+    meets a player never seen (a retry of a game already stored is answered as ever)."""
+
+    code = "erasure_pending"
+
+    def __init__(self) -> None:
+        # No id in the words: the adapters log them (docs/security.md, "Erasure").
+        super().__init__(
+            "a player of this request is being erased; retry later (once the erasure is done, "
+            "the id starts afresh)"
+        )
+
+
 # The storage ports' errors ------------------------------------------------------------------
 # A use case retries the first two itself; left over, they are transient for the caller, who
 # is told so in general words (their own are the store's, for the logs).
@@ -160,6 +174,7 @@ __all__ = [
     "InvalidInput",
     "NotFound",
     "NotRanked",
+    "PlayerErasing",
     "RetryLater",
     "ServiceError",
     "TournamentConflict",

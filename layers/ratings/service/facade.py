@@ -11,14 +11,16 @@ from collections.abc import Callable, Mapping
 
 from ratings.rules import Ladder
 from ratings.service import documents
+from ratings.service.jobs import JobKind, NoJobQueue, RunJob
 from ratings.service.ladders import Ladders
 from ratings.service.player_reads import RecentWindow
-from ratings.service.ports import Storage
+from ratings.service.ports import JobQueue, Storage
 from ratings.service.retries import Retrier, RetryPolicy
 from ratings.service.settings import Clock, Settings, utc_now
 from ratings.service.standing import Ranking
-from ratings.service.stored import JsonObject
+from ratings.service.stored import ERASURE, JsonObject
 from ratings.service.usecases.award_podium import AwardPodium
+from ratings.service.usecases.erase_player import ErasePlayer
 from ratings.service.usecases.link_identity import LinkIdentity
 from ratings.service.usecases.preview_game import PreviewGame
 from ratings.service.usecases.read_history import ReadHistory
@@ -26,6 +28,7 @@ from ratings.service.usecases.read_leaderboard import ReadLeaderboard
 from ratings.service.usecases.read_player import ReadPlayer
 from ratings.service.usecases.read_results import ReadGame, ReadTournament
 from ratings.service.usecases.refresh_standings import RefreshStandings
+from ratings.service.usecases.request_erasure import ReadErasure, RequestErasure
 from ratings.service.usecases.submit_game import SubmitGame
 
 
@@ -44,6 +47,7 @@ class RatingService:
         timer: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         on_retry: Callable[[str], None] | None = None,
+        job_queue: JobQueue | None = None,
     ) -> None:
         settings = settings or Settings()
         known = Ladders(ladders)
@@ -61,9 +65,22 @@ class RatingService:
         self.get_game = ReadGame(known, storage.results, clock)
         self.get_tournament = ReadTournament(known, storage.results)
         self.get_player = ReadPlayer(known, writes, window, ranking, clock)
-        self.get_history = ReadHistory(known, writes, storage.history, clock)
+        self.get_history = ReadHistory(
+            known, writes, storage.history, clock, settings.history_retention
+        )
         self.get_leaderboard = ReadLeaderboard(known, writes, storage.leaderboard, ranking)
         self.refresh_standings = RefreshStandings(known, writes, storage.ranks, clock)
+        # Moderation, and the background jobs it queues: a kind is a module with its step;
+        # the worker runs them all.
+        jobs = job_queue or NoJobQueue()
+        self.request_erasure = RequestErasure(
+            known, storage.jobs, storage.erasures, jobs, retrier, clock
+        )
+        self.get_erasure = ReadErasure(storage.jobs)
+        kinds: dict[str, JobKind] = {
+            ERASURE: ErasePlayer(known, storage.erasures, clock),
+        }
+        self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)
         self._ladders = ladders
 
     @property

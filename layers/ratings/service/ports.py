@@ -11,6 +11,11 @@ on its own. `Storage` is what a service is built over: one of each.
 - `HistoryView`: a player's history, page by page.
 - `LeaderboardView`: leaderboard pages, from the top, after or before a position.
 - `RankView`: how many stand ahead of a position, and the ladder's rating histogram.
+- `JobRecords`: background jobs' records (`ratings.service.jobs`), each saved over the
+  version it came from.
+- `ErasureWrites`: what erasing a player reads and writes (`usecases.erase_player`).
+
+Besides the storage, one port of its own: `JobQueue`, where a job's messages go.
 
 Every commit is atomic: all of it lands or none of it does. A commit stores each player's
 state only over the version it came from (`Player.replaces_version`); if that no longer holds
@@ -24,14 +29,21 @@ from typing import Protocol
 
 from ratings.service.player import Player
 from ratings.service.stored import (
+    ErasedIdentity,
+    EventKey,
     EventPosition,
     GameReads,
     HistoryPage,
+    Job,
+    JobMessage,
     LeaderboardRow,
     Link,
     LinkReads,
     PlayerEvent,
+    PlayerItem,
     PodiumReads,
+    Pseudonymized,
+    References,
     Standings,
     StoredGame,
     StoredTournament,
@@ -59,7 +71,8 @@ class Writes(ABC):
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
     ) -> LinkReads:
-        """Existing links of both ids and both ids' states in each of `ladders`."""
+        """Existing links of both ids, both ids' states in each of `ladders`, and which of
+        them has an erasure pending."""
 
     @abstractmethod
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
@@ -81,10 +94,13 @@ class Writes(ABC):
         game: StoredGame,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
         *,
         now: datetime | None = None,
     ) -> None:
-        """Store the game, the players' new states and the events together, or nothing.
+        """Store the game, the players' new states and the events together, or nothing; and
+        only while each of `unchanged` (states read, not written) is still at its version
+        (version 0: none stored).
 
         Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
         version moved, TransientStorageError when the store asks to slow down. With `now`, a
@@ -99,14 +115,20 @@ class Writes(ABC):
         tournament: StoredTournament,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
-        """Like commit_game, for a tournament's podium awards."""
+        """Like commit_game, for a tournament's podium awards; with a pointer to the
+        tournament for each of `podium_ids` (the players its awards name), kept for good like
+        the tournament."""
 
     @abstractmethod
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
-        """Record the link both ways and the states it moves, or nothing.
+        """Record the link both ways and the states it moves, or nothing; only while neither
+        id has an erasure pending.
 
-        Raises AlreadyStored when either side is linked already, WriteConflict as above.
+        Raises AlreadyStored when either side is linked already, WriteConflict as above (an
+        erasure requested meanwhile included).
         """
 
     @abstractmethod
@@ -173,6 +195,87 @@ class RankView(ABC):
         ratings change, a player may come twice (at two ratings) or not at all."""
 
 
+class JobRecords(ABC):
+    """Background jobs' records, one per (kind, job_id)."""
+
+    @abstractmethod
+    def get_job(self, kind: str, job_id: str) -> Job | None:
+        """The job's record as last saved (strongly consistent), or None."""
+
+    @abstractmethod
+    def create_job(self, job: Job) -> None:
+        """Store a new job's record (version 1); AlreadyStored when it exists."""
+
+    @abstractmethod
+    def save_job(self, job: Job) -> None:
+        """Store the job's record over the version it came from (`progress_version - 1`);
+        WriteConflict when another save got there first."""
+
+
+class ErasureWrites(ABC):
+    """What erasing a player reads and writes: the request, and the steps of its job."""
+
+    @abstractmethod
+    def holds_player(self, player_id: str, ladders: Sequence[str]) -> bool:
+        """Whether anything is stored under the id: a state or any item of its history in one
+        of `ladders`, or an identity link (strongly consistent)."""
+
+    @abstractmethod
+    def request_erasure(self, job: Job, player_id: str) -> None:
+        """Store the erasure's job record over the version it came from (version 1: none
+        stored), unless `player_id` is an anonymous id linked to an account, all at once.
+
+        Raises AlreadyLinked when it is linked, AlreadyStored when a record was stored
+        meanwhile (version 1), WriteConflict when the stored one moved."""
+
+    @abstractmethod
+    def read_identity(self, player_id: str, ladders: Sequence[str]) -> ErasedIdentity:
+        """The player's links, and their states and the absorbed id's in each of `ladders`
+        (strongly consistent)."""
+
+    @abstractmethod
+    def mark(self, players: Sequence[Player]) -> None:
+        """Store the marked states together, each over the version it came from (none
+        stored for version 1); WriteConflict (and nothing stored) when one moved."""
+
+    @abstractmethod
+    def player_items(self, ladder: str, player_id: str, limit: int) -> Sequence[PlayerItem]:
+        """The first `limit` of the player's own items in the ladder, its state aside:
+        strongly consistent, expired ones included (TTL deletes late)."""
+
+    @abstractmethod
+    def read_references(
+        self,
+        ladder: str,
+        game_ids: Sequence[str],
+        tournament_ids: Sequence[str],
+        events: Sequence[EventKey],
+    ) -> References:
+        """The games, tournaments and events named, as stored (strongly consistent)."""
+
+    @abstractmethod
+    def pseudonymize(self, ladder: str, rewrite: Pseudonymized) -> None:
+        """Store all of `rewrite` at once (at most 100 items), or nothing: WriteConflict
+        when a game or tournament moved past the revision read, or an event is gone."""
+
+    @abstractmethod
+    def unlink(self, links: Sequence[Link]) -> None:
+        """Delete both sides of each link (those already gone are no matter)."""
+
+    @abstractmethod
+    def delete_states(self, players: Sequence[Player]) -> None:
+        """Delete the states together, each only while at the version given (or already
+        gone); WriteConflict (and nothing deleted) when one moved."""
+
+
+class JobQueue(ABC):
+    """Where job messages go; a worker receives them (`ratings.service.jobs.RunJob`)."""
+
+    @abstractmethod
+    def send(self, message: JobMessage) -> None:
+        """Queue the message; raises when it could not be queued (nothing is then sent)."""
+
+
 class Storage(Protocol):
     """What a service is built over: the writes port and each read view."""
 
@@ -190,3 +293,9 @@ class Storage(Protocol):
 
     @property
     def ranks(self) -> RankView: ...
+
+    @property
+    def jobs(self) -> JobRecords: ...
+
+    @property
+    def erasures(self) -> ErasureWrites: ...

@@ -1,9 +1,10 @@
 """The in-memory fake of the storage ports, for fast service tests.
 
 `InMemoryStorage` holds the tables and one fake of each port over them (`writes`, `results`,
-`history`, `leaderboard`, `ranks`). It keeps the ports' promises the way DynamoDB does: each
-commit checks every condition before changing anything, versions move by one per write, and
-expired records stay until something deletes them (reads must not rely on expiry).
+`history`, `leaderboard`, `ranks`, `jobs`; `erasures` in `memory_erasures`). It keeps the
+ports' promises the way DynamoDB does: each commit checks every condition before changing
+anything, versions move by one per write, and expired records stay until something deletes
+them (reads must not rely on expiry).
 """
 
 import threading
@@ -14,12 +15,21 @@ from typing import TypeVar
 from ratings.rules.standings import board_order
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
-from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
+from ratings.service.ports import (
+    HistoryView,
+    JobRecords,
+    LeaderboardView,
+    RankView,
+    ResultsView,
+    Writes,
+)
 from ratings.service.stored import (
+    ERASURE,
     GAME_EVENT,
     EventPosition,
     GameReads,
     HistoryPage,
+    Job,
     LeaderboardRow,
     Link,
     LinkReads,
@@ -28,7 +38,9 @@ from ratings.service.stored import (
     Standings,
     StoredGame,
     StoredTournament,
+    erasure_id,
 )
+from ratings.storage.memory_erasures import InMemoryErasures
 
 _Stored = TypeVar("_Stored", StoredGame, StoredTournament)
 
@@ -44,6 +56,9 @@ class InMemoryStorage:
         self.standings: dict[str, Standings] = {}
         self.links: dict[str, str] = {}  # anonymous id -> account
         self.absorbed: dict[str, str] = {}  # account -> anonymous id
+        self.job_records: dict[tuple[str, str], Job] = {}  # (kind, job_id) -> record
+        #: (ladder, player id) -> the tournaments whose awards name the player.
+        self.awards: dict[tuple[str, str], set[str]] = {}
         self.commits = 0
         #: Called at the start of every commit, before conditions are checked: tests use it
         #: to slip a concurrent write between a use case's reads and its commit.
@@ -54,6 +69,8 @@ class InMemoryStorage:
         self.history = InMemoryHistory(self)
         self.leaderboard = InMemoryLeaderboard(self)
         self.ranks = InMemoryRanks(self)
+        self.jobs = InMemoryJobs(self)
+        self.erasures = InMemoryErasures(self)
 
     def board(self, ladder: str) -> list[LeaderboardRow]:
         """The ladder's leaderboard, in order."""
@@ -112,7 +129,14 @@ class InMemoryWrites(Writes):
                 account_linked_to=tables.links.get(account_id),
                 anonymous_absorbed=tables.absorbed.get(anonymous_id),
                 states=states,
+                erasing=tuple(
+                    pid for pid in (anonymous_id, account_id) if self._erasure_pending(pid)
+                ),
             )
+
+    def _erasure_pending(self, player_id: str) -> bool:
+        job = self._tables.job_records.get((ERASURE, erasure_id(player_id)))
+        return job is not None and job.pending
 
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         states = self._tables.states
@@ -139,6 +163,7 @@ class InMemoryWrites(Writes):
         game: StoredGame,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
         *,
         now: datetime | None = None,
     ) -> None:
@@ -154,23 +179,37 @@ class InMemoryWrites(Writes):
 
             return apply
 
-        self._commit(players, events, put_game)
+        self._commit(players, events, put_game, unchanged)
 
     def commit_tournament(
         self,
         tournament: StoredTournament,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
-        tournaments = self._tables.tournaments
-        self._commit(
-            players, events, lambda: _put_new(tournaments, tournament, tournament.tournament_id)
-        )
+        tables = self._tables
+
+        def put_tournament() -> Callable[[], None]:
+            apply = _put_new(tables.tournaments, tournament, tournament.tournament_id)
+
+            def apply_with_pointers() -> None:
+                apply()
+                for player_id in podium_ids:
+                    pointers = tables.awards.setdefault((tournament.ladder, player_id), set())
+                    pointers.add(tournament.tournament_id)
+
+            return apply_with_pointers
+
+        self._commit(players, events, put_tournament, unchanged)
 
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
         tables = self._tables
 
         def put_links() -> Callable[[], None]:
+            if self._erasure_pending(link.anonymous_id) or self._erasure_pending(link.account_id):
+                raise WriteConflict(link.anonymous_id)
             taken = (
                 link.anonymous_id in tables.links
                 or link.account_id in tables.absorbed
@@ -206,6 +245,7 @@ class InMemoryWrites(Writes):
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         check_record: Callable[[], Callable[[], None]],
+        unchanged: Sequence[Player] = (),
     ) -> None:
         tables = self._tables
         if tables.before_commit is not None:
@@ -213,9 +253,11 @@ class InMemoryWrites(Writes):
             hook()
         with tables.lock:
             apply_record = check_record()
-            for player in players:
+            expected = [(player, player.replaces_version) for player in players]
+            expected += [(player, player.version) for player in unchanged]
+            for player, version in expected:
                 current = tables.states.get((player.ladder, player.player_id))
-                if (current.version if current else 0) != player.replaces_version:
+                if (current.version if current else 0) != version:
                     raise WriteConflict(player.player_id)
             apply_record()
             for player in players:
@@ -301,6 +343,30 @@ class InMemoryRanks(RankView):
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         for row in self._tables.board(ladder):
             yield row.player_id, row.rating
+
+
+class InMemoryJobs(JobRecords):
+    def __init__(self, tables: InMemoryStorage) -> None:
+        self._tables = tables
+
+    def get_job(self, kind: str, job_id: str) -> Job | None:
+        with self._tables.lock:
+            return self._tables.job_records.get((kind, job_id))
+
+    def create_job(self, job: Job) -> None:
+        records = self._tables.job_records
+        with self._tables.lock:
+            if (job.kind, job.job_id) in records:
+                raise AlreadyStored(job.job_id)
+            records[(job.kind, job.job_id)] = job._replace(progress_version=1)
+
+    def save_job(self, job: Job) -> None:
+        records = self._tables.job_records
+        with self._tables.lock:
+            stored = records.get((job.kind, job.job_id))
+            if stored is None or stored.progress_version != job.progress_version - 1:
+                raise WriteConflict(job.job_id)
+            records[(job.kind, job.job_id)] = job
 
 
 def _put_new(

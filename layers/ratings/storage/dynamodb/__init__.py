@@ -9,12 +9,16 @@ consistent and batched. Its modules, one job each:
 - `commits`: the writes port's transactions
 - `results`, `history`, `leaderboard`, `standings`: the read views (results; a player's
   history; leaderboard pages; ranks and the histogram)
+- `jobs`: background jobs' records
+- `erasures`: the erasure port (erasing a player's items)
 - `errors`: what a failed request means (transient, conflict, already stored)
 """
 
 from pynamodb.connection import Connection
 
+from ratings.storage.dynamodb.erasures import DynamoErasures
 from ratings.storage.dynamodb.history import DynamoHistory
+from ratings.storage.dynamodb.jobs import DynamoJobs
 from ratings.storage.dynamodb.layout import (
     BoundTable,
     Leaderboard,
@@ -61,6 +65,8 @@ class DynamoStorage:
         self.history = DynamoHistory(self.table)
         self.leaderboard = DynamoLeaderboard(self.table)
         self.ranks = DynamoRanks(self.table)
+        self.jobs = DynamoJobs(self.table)
+        self.erasures = DynamoErasures(self.table)
 
     @property
     def connection(self) -> Connection:

@@ -31,7 +31,14 @@ from pynamodb.models import Model
 from pynamodb.settings import get_settings_value
 
 from ratings.service.player import Player
-from ratings.service.stored import GAME_EVENT, PlayerEvent, StoredGame, StoredTournament
+from ratings.service.stored import (
+    GAME_EVENT,
+    Job,
+    PlayerEvent,
+    Progress,
+    StoredGame,
+    StoredTournament,
+)
 from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
@@ -45,7 +52,11 @@ ANON_SK = "ANON"
 ACCOUNT_SK = "ACCOUNT"
 STANDINGS_SK = "STANDINGS"
 EVENT_SK_PREFIX = "E#"
+AWARD_SK_PREFIX = "AWARD#"
 LINK_PK_PREFIX = "L#"
+#: Where each kind of background job keeps its record: (pk prefix, sk). The job id follows
+#: the prefix (an erasure's: a hash of the player id; a sanction's: ladder#sanction_id).
+JOB_KEYS = {"erasure": ("X#", "ERASURE"), "sanction": ("N#", "SANCTION")}
 
 
 def player_key(ladder: str, player_id: str) -> str:
@@ -62,6 +73,12 @@ def tournament_key(ladder: str, tournament_id: str) -> str:
 
 def link_key(player_id: str) -> str:
     return f"{LINK_PK_PREFIX}{player_id}"
+
+
+def job_key(kind: str, job_id: str) -> tuple[str, str]:
+    """The (pk, sk) of a job's record; a kind without keys of its own gets `J#{kind}#`."""
+    prefix, sort_key = JOB_KEYS.get(kind, (f"J#{kind}#", "JOB"))
+    return f"{prefix}{job_id}", sort_key
 
 
 def standings_key(ladder: str) -> str:
@@ -125,6 +142,7 @@ class StateItem(RatingsItem, discriminator="state"):
     version = NumberAttribute()
     absorbed_id = UnicodeAttribute(null=True)
     listed = BooleanAttribute(default=True)
+    erasing = BooleanAttribute(default=False)
 
 
 class EventItem(RatingsItem, discriminator="event"):
@@ -135,14 +153,24 @@ class EventItem(RatingsItem, discriminator="event"):
     body = UnicodeAttribute()
 
 
+class AwardPointerItem(RatingsItem, discriminator="award_pointer"):
+    """In a player's partition, for good: a tournament whose awards name the player (its
+    podium event expires, the tournament does not; an erasure finds it by this)."""
+
+    tournament_id = UnicodeAttribute()
+
+
 class GameItem(RatingsItem, discriminator="game"):
     fingerprint = UnicodeAttribute()
     result = UnicodeAttribute()
+    #: Rewrites since stored (an erasure's pseudonyms); absent before the first.
+    revision = NumberAttribute(null=True)
 
 
 class TournamentItem(RatingsItem, discriminator="tournament"):
     fingerprint = UnicodeAttribute()
     result = UnicodeAttribute()
+    revision = NumberAttribute(null=True)
 
 
 class LinkItem(RatingsItem, discriminator="link"):
@@ -155,6 +183,23 @@ class StandingsItem(RatingsItem, discriminator="standings"):
     counts = UnicodeAttribute()
     players = NumberAttribute()
     refreshed_at = UnicodeAttribute()
+
+
+class JobItem(RatingsItem, discriminator="job"):
+    """A background job's record (`ratings.service.stored.Job`); no TTL: a finished job
+    answers its status for good."""
+
+    job_kind = UnicodeAttribute()
+    job_id = UnicodeAttribute()
+    status = UnicodeAttribute()
+    requested_at = UnicodeAttribute()
+    completed_at = UnicodeAttribute(null=True)
+    phase = UnicodeAttribute()
+    #: JSON: the kind's position within the phase, or null.
+    position = UnicodeAttribute()
+    #: JSON: the kind's own fields.
+    details = UnicodeAttribute()
+    progress_version = NumberAttribute()
 
 
 class BoundTable:
@@ -248,6 +293,7 @@ def player_of(item: StateItem) -> Player:
         version=int(item.version),
         absorbed_id=item.absorbed_id,
         listed=item.listed is not False,
+        erasing=item.erasing is True,
     )
 
 
@@ -258,7 +304,16 @@ def state_item_of(player: Player) -> StateItem:
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
     expires_at = item.expires_at or datetime.max.replace(tzinfo=UTC)
-    return StoredGame(ladder, game_id, item.fingerprint, json.loads(item.result), expires_at)
+    result = json.loads(item.result)
+    return StoredGame(
+        ladder, game_id, item.fingerprint, result, expires_at, int(item.revision or 0)
+    )
+
+
+def stored_tournament_of(ladder: str, tournament_id: str, item: TournamentItem) -> StoredTournament:
+    result = json.loads(item.result)
+    revision = int(item.revision or 0)
+    return StoredTournament(ladder, tournament_id, item.fingerprint, result, revision)
 
 
 def event_sort_key(at: datetime, kind: str, ref_id: str) -> str:
@@ -274,6 +329,7 @@ def game_item(game: StoredGame) -> GameItem:
         fingerprint=game.fingerprint,
         result=compact_json(game.result),
         expires_at=game.expires_at,
+        revision=game.revision or None,
     )
 
 
@@ -284,6 +340,15 @@ def tournament_item(tournament: StoredTournament) -> TournamentItem:
         TOURNAMENT_SK,
         fingerprint=tournament.fingerprint,
         result=compact_json(tournament.result),
+        revision=tournament.revision or None,
+    )
+
+
+def award_pointer_item(ladder: str, player_id: str, tournament_id: str) -> AwardPointerItem:
+    return AwardPointerItem(
+        player_key(ladder, player_id),
+        f"{AWARD_SK_PREFIX}{tournament_id}",
+        tournament_id=tournament_id,
     )
 
 
@@ -315,4 +380,34 @@ def event_of(ladder: str, player_id: str, item: EventItem) -> PlayerEvent:
         ranked=item.ranked,
         body=json.loads(item.body),
         expires_at=expires_at,
+    )
+
+
+def job_item(job: Job) -> JobItem:
+    pk, sk = job_key(job.kind, job.job_id)
+    return JobItem(
+        pk,
+        sk,
+        job_kind=job.kind,
+        job_id=job.job_id,
+        status=job.status,
+        requested_at=format_utc_millis(job.requested_at),
+        completed_at=format_utc_millis(job.completed_at) if job.completed_at else None,
+        phase=job.progress.phase,
+        position=compact_json(job.progress.position),
+        details=compact_json(job.details),
+        progress_version=job.progress_version,
+    )
+
+
+def job_of(item: JobItem) -> Job:
+    return Job(
+        kind=item.job_kind,
+        job_id=item.job_id,
+        status=item.status,
+        requested_at=parse_utc_millis(item.requested_at),
+        progress=Progress(item.phase, json.loads(item.position)),
+        details=json.loads(item.details),
+        progress_version=int(item.progress_version),
+        completed_at=parse_utc_millis(item.completed_at) if item.completed_at else None,
     )
