@@ -19,13 +19,17 @@ from ratings.service.settings import Clock, Settings, utc_now
 from ratings.service.standing import Ranking
 from ratings.service.stored import JsonObject
 from ratings.service.usecases.award_podium import AwardPodium
+from ratings.service.usecases.lift_sanction import LiftSanction
 from ratings.service.usecases.link_identity import LinkIdentity
+from ratings.service.usecases.pay_refunds import PayRefunds
 from ratings.service.usecases.preview_game import PreviewGame
 from ratings.service.usecases.read_history import ReadHistory
 from ratings.service.usecases.read_leaderboard import ReadLeaderboard
 from ratings.service.usecases.read_player import ReadPlayer
 from ratings.service.usecases.read_results import ReadGame, ReadTournament
+from ratings.service.usecases.read_sanction import ReadSanction
 from ratings.service.usecases.refresh_standings import RefreshStandings
+from ratings.service.usecases.sanction_player import SanctionPlayer
 from ratings.service.usecases.submit_game import SubmitGame
 
 
@@ -63,6 +67,11 @@ class RatingService:
         self.get_history = ReadHistory(known, writes, storage.history, clock)
         self.get_leaderboard = ReadLeaderboard(known, writes, storage.leaderboard, ranking)
         self.refresh_standings = RefreshStandings(known, writes, storage.ranks, clock)
+        sanctions = storage.sanctions
+        self.sanction_player = SanctionPlayer(known, sanctions, writes, retrier, clock, settings)
+        self.get_sanction = ReadSanction(known, sanctions)
+        self.lift_sanction = LiftSanction(known, sanctions, writes, retrier, clock)
+        self.pay_refunds = PayRefunds(known, sanctions, writes, retrier, clock, settings)
         self._ladders = ladders
 
     @property

@@ -7,6 +7,7 @@ the two, nothing else describes a player.
 """
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import NamedTuple
 
 from ratings.rules import PlayerState
@@ -32,15 +33,26 @@ class Player(NamedTuple):
     #: False for an anonymous id linked to an account: it resolves to the account, so only
     #: the account may appear on the leaderboard.
     listed: bool = True
+    #: The sanction the player is under in this ladder, if any: off the leaderboard, and no
+    #: game with them rates.
+    sanction_id: str | None = None
+    #: The end of the refund window of the player's last sanction in this ladder (kept after
+    #: it is lifted): a later sanction refunds only games played after it.
+    refunded_until: datetime | None = None
 
     @property
     def stored(self) -> bool:
         return self.version > 0
 
     @property
+    def sanctioned(self) -> bool:
+        return self.sanction_id is not None
+
+    @property
     def on_the_board(self) -> bool:
-        """Whether the leaderboard lists the player: a ranked game, and not a linked id."""
-        return self.ranked_games > 0 and self.listed
+        """Whether the leaderboard lists the player: a ranked game, not a linked id, and not
+        under a sanction."""
+        return self.ranked_games > 0 and self.listed and self.sanction_id is None
 
     @property
     def replaces_version(self) -> int:
@@ -68,6 +80,25 @@ class Player(NamedTuple):
     def awarded(self, bonus: int) -> "Player":
         """The state after a podium bonus."""
         return self._replace(version=self.version + 1, rating=self.rating + bonus)
+
+    def refunded(self, points: int) -> "Player":
+        """The state after a refund of `points` lost to a sanctioned player: added to the
+        current rating, nothing else moves."""
+        return self._replace(version=self.version + 1, rating=self.rating + points)
+
+    def sanctioned_by(self, sanction_id: str, window_until: datetime | None) -> "Player":
+        """The state once under the sanction `sanction_id`, whose refund window ends at
+        `window_until` (None: it refunds nothing, and an earlier window still counts)."""
+        until = self.refunded_until
+        if window_until is not None and (until is None or window_until > until):
+            until = window_until
+        return self._replace(
+            version=self.version + 1, sanction_id=sanction_id, refunded_until=until
+        )
+
+    def lifted(self) -> "Player":
+        """The state once its sanction is lifted: back on the board (the rating as it was)."""
+        return self._replace(version=self.version + 1, sanction_id=None)
 
     def unlisted(self) -> "Player":
         """This anonymous id's state once linked to an account: unchanged, but off the board.

@@ -11,6 +11,8 @@ on its own. `Storage` is what a service is built over: one of each.
 - `HistoryView`: a player's history, page by page.
 - `LeaderboardView`: leaderboard pages, from the top, after or before a position.
 - `RankView`: how many stand ahead of a position, and the ladder's rating histogram.
+- `SanctionStore`: sanctions, the decisions about their refunds, and the sanctioned player's
+  games they page through (docs/table-layout.md, "Sanctions").
 
 Every commit is atomic: all of it lands or none of it does. A commit stores each player's
 state only over the version it came from (`Player.replaces_version`); if that no longer holds
@@ -22,7 +24,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
+from ratings.rules.refunds import Window
 from ratings.service.player import Player
+from ratings.service.sanction_records import (
+    GamePosition,
+    GameAgainst,
+    GamesPage,
+    RefundDecision,
+    RefundReads,
+    Sanction,
+    SanctionReads,
+)
 from ratings.service.stored import (
     EventPosition,
     GameReads,
@@ -165,6 +177,74 @@ class RankView(ABC):
         ratings change, a player may come twice (at two ratings) or not at all."""
 
 
+class SanctionStore(ABC):
+    """Sanctions and their refunds. Each commit is atomic like the writes port's; a state is
+    stored only over the version it came from (WriteConflict otherwise)."""
+
+    @abstractmethod
+    def read_for_sanction(self, ladder: str, sanction_id: str, player_id: str) -> SanctionReads:
+        """The sanction (if stored), the links of `player_id` both ways and its state, in one
+        round trip, strongly consistent."""
+
+    @abstractmethod
+    def get_sanction(self, ladder: str, sanction_id: str) -> Sanction | None:
+        """The sanction as stored, strongly consistent."""
+
+    @abstractmethod
+    def decisions(self, ladder: str, sanction_id: str) -> Sequence[RefundDecision]:
+        """Every decision the sanction stored so far, by game id."""
+
+    @abstractmethod
+    def games_against(
+        self,
+        ladder: str,
+        player_id: str,
+        window: Window,
+        after: GamePosition | None,
+        limit: int,
+    ) -> GamesPage:
+        """At most `limit` of the player's ranked games played in `window`, by played_at
+        then game id, from just after `after` (expired or not), strongly consistent."""
+
+    @abstractmethod
+    def read_for_refunds(
+        self, ladder: str, sanction_id: str, games: Sequence[GameAgainst]
+    ) -> RefundReads:
+        """For each game: the decision already stored, the stored game, and the opponent's
+        link and state; together, strongly consistent."""
+
+    @abstractmethod
+    def commit_sanction(self, sanction: Sanction, player: Player) -> None:
+        """Store the new sanction with the sanctioned player's state, or nothing.
+
+        Raises AlreadyStored when the sanction id is stored already, WriteConflict when the
+        state's version moved."""
+
+    @abstractmethod
+    def commit_lift(self, sanction: Sanction, player: Player | None) -> None:
+        """Record `sanction.lifted_at` (and store the player's state unless None), or nothing.
+
+        Raises AlreadyStored when it was lifted already, WriteConflict as above."""
+
+    @abstractmethod
+    def commit_refund(
+        self, decision: RefundDecision, victim: Player, event: PlayerEvent
+    ) -> None:
+        """Store the decision, the victim's new state and their refund event, or nothing.
+
+        Raises AlreadyStored when the game's decision is stored already, WriteConflict as
+        above."""
+
+    @abstractmethod
+    def record_withheld(self, decision: RefundDecision) -> None:
+        """Store a withheld decision; AlreadyStored when the game's decision is stored."""
+
+    @abstractmethod
+    def save_progress(self, sanction: Sanction) -> None:
+        """Store the sanction's status and progress over the save before
+        (`progress_version - 1`); WriteConflict when another save got there first."""
+
+
 class Storage(Protocol):
     """What a service is built over: the writes port and each read view."""
 
@@ -182,3 +262,6 @@ class Storage(Protocol):
 
     @property
     def ranks(self) -> RankView: ...
+
+    @property
+    def sanctions(self) -> SanctionStore: ...

@@ -15,6 +15,7 @@ from ratings.rules.standings import board_order
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
+from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
 from ratings.service.stored import (
     GAME_EVENT,
     EventPosition,
@@ -54,6 +55,8 @@ class InMemoryStorage:
         self.history = InMemoryHistory(self)
         self.leaderboard = InMemoryLeaderboard(self)
         self.ranks = InMemoryRanks(self)
+        self.sanction_tables = SanctionTables()
+        self.sanctions = InMemorySanctions(self)
 
     def board(self, ladder: str) -> list[LeaderboardRow]:
         """The ladder's leaderboard, in order."""
@@ -138,7 +141,7 @@ class InMemoryWrites(Writes):
         self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
     ) -> None:
         games = self._tables.games
-        self._commit(players, events, lambda: _put_new(games, game, game.game_id))
+        self.commit_checked(players, events, lambda: _put_new(games, game, game.game_id))
 
     def commit_tournament(
         self,
@@ -147,7 +150,7 @@ class InMemoryWrites(Writes):
         events: Sequence[PlayerEvent],
     ) -> None:
         tournaments = self._tables.tournaments
-        self._commit(
+        self.commit_checked(
             players, events, lambda: _put_new(tournaments, tournament, tournament.tournament_id)
         )
 
@@ -170,7 +173,7 @@ class InMemoryWrites(Writes):
 
             return apply
 
-        self._commit(players, [], put_links)
+        self.commit_checked(players, [], put_links)
 
     def put_standings(self, standings: Standings) -> bool:
         tables = self._tables
@@ -185,12 +188,15 @@ class InMemoryWrites(Writes):
         links = self._tables.links
         return {pid: links[pid] for pid in player_ids if pid in links}
 
-    def _commit(
+    def commit_checked(
         self,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         check_record: Callable[[], Callable[[], None]],
     ) -> None:
+        """One atomic commit of the fake: `check_record` checks the record the commit
+        creates (raising to refuse it) and returns how to store it; then each state's
+        version is checked, and only then is anything stored."""
         tables = self._tables
         if tables.before_commit is not None:
             hook, tables.before_commit = tables.before_commit, None

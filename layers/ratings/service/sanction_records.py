@@ -1,0 +1,134 @@
+"""What the sanctions port stores and gives back: a sanction (its record, with the progress of
+its refunds), the decision about one game (a refund, or a refund withheld), the sanctioned
+player's games the refunds page through, and what the sanction's use cases read first.
+
+A sanction's refunds are decided game by game, each exactly once: the decision about a game
+is stored in the same atomic commit as what it pays (the victim's state and refund event),
+and a decision already stored is never made again.
+"""
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import NamedTuple
+
+from ratings.rules.refunds import Window
+from ratings.service.player import Player
+from ratings.service.stored import StoredGame
+
+#: A sanction's status: its refunds are still being decided, or every one of them is.
+PENDING = "pending"
+DONE = "done"
+
+#: The kind of history event a refund writes.
+REFUND_EVENT = "refund"
+
+#: Where a page of a player's games starts after: the (played_at, game_id) of the last one.
+GamePosition = tuple[datetime, str]
+
+
+class RefundProgress(NamedTuple):
+    """How far the refunds have come: `phase` indexes `Sanction.played_as`, `after` is the
+    last game of that id already decided (None: none yet)."""
+
+    phase: int = 0
+    after: GamePosition | None = None
+
+
+class Sanction(NamedTuple):
+    """One sanction of one player in one ladder, as stored."""
+
+    ladder: str
+    sanction_id: str
+    #: The sanctioned player: the account, when the id sent is an anonymous id linked to one.
+    player_id: str
+    #: The id as the sanction named it.
+    submitted_id: str
+    reason: str | None
+    refund_days: int
+    #: A hash of the content sent: the same sanction id with other content is a conflict.
+    fingerprint: str
+    sanctioned_at: datetime
+    #: The played_at range of the games it refunds (None: it refunds nothing).
+    window: Window | None
+    #: The ids the player played under whose games it refunds: the player's own, then the
+    #: anonymous id linked to them, if any.
+    played_as: tuple[str, ...]
+    status: str = PENDING
+    completed_at: datetime | None = None
+    lifted_at: datetime | None = None
+    progress: RefundProgress = RefundProgress()
+    #: Counts the progress saves; each save is conditioned on the one before (the version
+    #: read), so two runs of the same work never both advance it.
+    progress_version: int = 0
+
+    @property
+    def done(self) -> bool:
+        return self.status == DONE
+
+    def advanced(self, progress: RefundProgress, *, finished_at: datetime | None) -> "Sanction":
+        """The record one progress save on; `finished_at` marks it done."""
+        return self._replace(
+            progress=progress,
+            progress_version=self.progress_version + 1,
+            status=DONE if finished_at is not None else PENDING,
+            completed_at=finished_at,
+        )
+
+
+class RefundDecision(NamedTuple):
+    """What a sanction decided about one game: the points paid back to the victim, or 0 and
+    the reason they are withheld. A withheld decision names no player: nothing of the victim
+    is kept for it (an erasure could not find it there)."""
+
+    ladder: str
+    sanction_id: str
+    game_id: str
+    played_at: datetime
+    #: The player paid (None when withheld).
+    player_id: str | None
+    points: int
+    #: When it was decided (the refund event's `at`).
+    at: datetime
+    #: The victim's rating once paid (None when withheld).
+    rating_after: int | None = None
+    withheld: str | None = None
+
+
+class GameAgainst(NamedTuple):
+    """A ranked game of the sanctioned player, as their own history holds it."""
+
+    game_id: str
+    played_at: datetime
+    #: The opponent as the game resolved them.
+    opponent: str
+
+
+class GamesPage(NamedTuple):
+    games: Sequence[GameAgainst]
+    #: Whether more games may follow the last of `games`.
+    more: bool
+
+
+class SanctionReads(NamedTuple):
+    """What making a sanction reads first, fetched together."""
+
+    sanction: Sanction | None
+    #: The account the id sent is linked to, when it is an anonymous id.
+    account_of: str | None
+    #: The anonymous id linked to the id sent, when it is an account.
+    anonymous_of: str | None
+    #: player id -> state, for the id sent (missing: never stored).
+    states: Mapping[str, Player]
+
+
+class RefundReads(NamedTuple):
+    """What deciding a page of games reads first, fetched together."""
+
+    #: game id -> the decision already stored.
+    decided: Mapping[str, RefundDecision]
+    #: game id -> the stored game (missing: expired and deleted).
+    games: Mapping[str, StoredGame]
+    #: opponent id -> account, for the opponents that are linked anonymous ids.
+    links: Mapping[str, str]
+    #: opponent id -> state (missing: never stored, or erased).
+    states: Mapping[str, Player]

@@ -1,0 +1,225 @@
+"""Pay a sanction's refunds, one bounded step at a time: each step decides one page of the
+sanctioned player's ranked games in the refund window (docs/rules.md, "Sanctions and
+refunds") and saves how far it got.
+
+Every step is idempotent, so a step redone after a crash, or run twice at once, pays nothing
+twice: a game's decision is stored in the same commit as the refund it pays (the victim's new
+state, over the version read, and their refund event), a decision already stored is skipped,
+and a victim who played meanwhile makes that one refund read their state again. The progress
+save is conditioned on the save before: of two runs of the same step, one saves and the other
+learns it was overtaken (WriteConflict) and stops.
+"""
+
+from collections.abc import Sequence
+
+from ratings.rules import Ladder
+from ratings.rules.refunds import GAME_GONE, Victim, refund_for
+from ratings.service.errors import AlreadyStored
+from ratings.service.ladders import Ladders
+from ratings.service.player import Player
+from ratings.service.ports import SanctionStore, Writes
+from ratings.service.retries import Retrier
+from ratings.service.sanction_documents import refund_event
+from ratings.service.sanction_records import (
+    REFUND_EVENT,
+    GameAgainst,
+    RefundDecision,
+    RefundProgress,
+    RefundReads,
+    Sanction,
+)
+from ratings.service.settings import Clock, Settings
+from ratings.service.stored import PlayerEvent
+
+#: Games decided per step: one page read, one batched read, then one commit per refund.
+GAMES_PER_STEP = 25
+
+
+class PayRefunds:
+    def __init__(
+        self,
+        ladders: Ladders,
+        sanctions: SanctionStore,
+        writes: Writes,
+        retrier: Retrier,
+        clock: Clock,
+        settings: Settings,
+        games_per_step: int = GAMES_PER_STEP,
+    ) -> None:
+        self.ladders = ladders
+        self.sanctions = sanctions
+        self.writes = writes
+        self.retrier = retrier
+        self.clock = clock
+        self.settings = settings
+        self.games_per_step = games_per_step
+
+    def step(self, ladder_id: str, sanction_id: str) -> Sanction | None:
+        """Decide the next page of games and save the progress: the sanction as saved (done
+        once no game is left), or None when no such sanction is stored.
+
+        Raises WriteConflict when another run saved this step's progress first."""
+        ladder = self.ladders.get(ladder_id)
+        sanction = self.sanctions.get_sanction(ladder.ladder_id, sanction_id)
+        if sanction is None or sanction.done:
+            return sanction
+        progress = sanction.progress
+        window = sanction.window
+        if window is None or progress.phase >= len(sanction.played_as):
+            advanced = RefundProgress(len(sanction.played_as))
+        else:
+            page = self.sanctions.games_against(
+                ladder.ladder_id,
+                sanction.played_as[progress.phase],
+                window,
+                progress.after,
+                self.games_per_step,
+            )
+            self.decide(ladder, sanction, page.games)
+            if page.more and page.games:
+                last = page.games[-1]
+                advanced = RefundProgress(progress.phase, (last.played_at, last.game_id))
+            else:
+                advanced = RefundProgress(progress.phase + 1)
+        finished = self.clock() if advanced.phase >= len(sanction.played_as) else None
+        saved = sanction.advanced(advanced, finished_at=finished)
+        self.sanctions.save_progress(saved)
+        return saved
+
+    def run(self, ladder_id: str, sanction_id: str) -> Sanction | None:
+        """Every step until the sanction is done (tests and tools; the worker steps)."""
+        while True:
+            sanction = self.step(ladder_id, sanction_id)
+            if sanction is None or sanction.done:
+                return sanction
+
+    def decide(self, ladder: Ladder, sanction: Sanction, games: Sequence[GameAgainst]) -> None:
+        """Decide each game of the page not decided yet, oldest first."""
+        if not games:
+            return
+        reads = self.sanctions.read_for_refunds(ladder.ladder_id, sanction.sanction_id, games)
+        # Victims' states as this step last stored or read them (one may have lost several).
+        known: dict[str, Player] = {}
+        for game in games:
+            if game.game_id in reads.decided:
+                continue
+            _Refund(self, ladder, sanction, game, reads, known).decide()
+
+
+class _Refund:
+    """The decision about one game, retried from a fresh read of the victim's state when a
+    concurrent write (the victim playing) got there first."""
+
+    def __init__(
+        self,
+        refunds: PayRefunds,
+        ladder: Ladder,
+        sanction: Sanction,
+        game: GameAgainst,
+        reads: RefundReads,
+        known: dict[str, Player],
+    ) -> None:
+        self.refunds = refunds
+        self.ladder = ladder
+        self.sanction = sanction
+        self.game = game
+        self.reads = reads
+        self.known = known
+        #: Set when a commit failed: the next attempt reads the victim's state afresh.
+        self.fresh = False
+
+    def decide(self) -> None:
+        self.refunds.retrier.run("refund", self._attempt)
+
+    def _attempt(self) -> None:
+        refunds, game = self.refunds, self.game
+        now = refunds.clock()
+        decision = RefundDecision(
+            ladder=self.ladder.ladder_id,
+            sanction_id=self.sanction.sanction_id,
+            game_id=game.game_id,
+            played_at=game.played_at,
+            player_id=None,
+            points=0,
+            at=now,
+        )
+        stored = self.reads.games.get(game.game_id)
+        if stored is None:
+            return self._withhold(decision._replace(withheld=GAME_GONE))
+        loss = _delta_of(stored.result, game.opponent)
+        if loss is None or loss >= 0:
+            return None  # a win or a gain: nothing to refund, nothing to record
+        victim = self._victim()
+        provisional = victim is not None and self.ladder.ruleset.provisional(
+            victim.before_game(0)
+        )
+        verdict = refund_for(
+            Victim(
+                delta=loss,
+                stored=victim is not None,
+                sanctioned=victim is not None and victim.sanctioned,
+                provisional=provisional,
+            )
+        )
+        assert verdict is not None  # a loss always gets a verdict
+        if verdict.withheld is not None or victim is None:
+            return self._withhold(decision._replace(withheld=verdict.withheld))
+        after = victim.refunded(verdict.points)
+        decision = decision._replace(
+            player_id=victim.player_id, points=verdict.points, rating_after=after.rating
+        )
+        event = PlayerEvent(
+            ladder=victim.ladder,
+            player_id=victim.player_id,
+            at=now,
+            kind=REFUND_EVENT,
+            ref_id=game.game_id,
+            ranked=False,
+            body=refund_event(decision),
+            expires_at=now + refunds.settings.history_retention,
+        )
+        try:
+            refunds.sanctions.commit_refund(decision, after, event)
+        except AlreadyStored:
+            self.known.pop(victim.player_id, None)  # decided by another run, which paid
+            return None
+        except Exception:
+            self.fresh = True  # a version moved (or worse): read the victim again
+            raise
+        self.known[victim.player_id] = after
+        return None
+
+    def _withhold(self, decision: RefundDecision) -> None:
+        try:
+            self.refunds.sanctions.record_withheld(decision)
+        except AlreadyStored:
+            pass  # decided by another run
+
+    def _victim(self) -> Player | None:
+        """Who holds the rating that lost the points: the opponent, or the account that took
+        over their state when they linked (None: nobody, erased)."""
+        opponent = self.game.opponent
+        account = self.reads.links.get(opponent)
+        ids = [opponent] if account is None else [account, opponent]
+        states = {**self.reads.states, **self.known}
+        if self.fresh or any(pid not in states for pid in ids):
+            read = self.refunds.writes.read_states(self.ladder.ladder_id, ids)
+            states.update(read)
+            self.known.update(read)
+        if account is not None:
+            holder = states.get(account)
+            if holder is not None and holder.absorbed_id == opponent:
+                return holder
+        return states.get(opponent)
+
+
+def _delta_of(result: dict[str, object], player_id: str) -> int | None:
+    """The delta of `player_id` in a stored game's result (None: not a player of it)."""
+    players = result.get("players")
+    if not isinstance(players, list):
+        return None
+    for entry in players:
+        if isinstance(entry, dict) and entry.get("id") == player_id:
+            delta = entry.get("delta")
+            return delta if isinstance(delta, int) else None
+    return None
