@@ -27,8 +27,8 @@ from typing import Protocol
 from ratings.rules.refunds import Window
 from ratings.service.player import Player
 from ratings.service.sanction_records import (
-    GamePosition,
     GameAgainst,
+    GamePosition,
     GamesPage,
     RefundDecision,
     RefundReads,
@@ -208,10 +208,11 @@ class SanctionStore(ABC):
 
     @abstractmethod
     def read_for_refunds(
-        self, ladder: str, sanction_id: str, games: Sequence[GameAgainst]
+        self, ladder: str, sanction_id: str, player_id: str, games: Sequence[GameAgainst]
     ) -> RefundReads:
-        """For each game: the decision already stored, the stored game, and the opponent's
-        link and state; together, strongly consistent."""
+        """For each game of `player_id`: the decision already stored and the stored game;
+        then, for the games not decided yet, the opponent's link and state (`opponent_in`).
+        Strongly consistent."""
 
     @abstractmethod
     def commit_sanction(self, sanction: Sanction, player: Player) -> None:
@@ -227,9 +228,7 @@ class SanctionStore(ABC):
         Raises AlreadyStored when it was lifted already, WriteConflict as above."""
 
     @abstractmethod
-    def commit_refund(
-        self, decision: RefundDecision, victim: Player, event: PlayerEvent
-    ) -> None:
+    def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
         """Store the decision, the victim's new state and their refund event, or nothing.
 
         Raises AlreadyStored when the game's decision is stored already, WriteConflict as

@@ -95,12 +95,10 @@ class RefundDecision(NamedTuple):
 
 
 class GameAgainst(NamedTuple):
-    """A ranked game of the sanctioned player, as their own history holds it."""
+    """A ranked game of the sanctioned player (its opponent is in the stored game)."""
 
     game_id: str
     played_at: datetime
-    #: The opponent as the game resolved them.
-    opponent: str
 
 
 class GamesPage(NamedTuple):
@@ -128,7 +126,28 @@ class RefundReads(NamedTuple):
     decided: Mapping[str, RefundDecision]
     #: game id -> the stored game (missing: expired and deleted).
     games: Mapping[str, StoredGame]
-    #: opponent id -> account, for the opponents that are linked anonymous ids.
+    #: opponent id -> account, for the opponents (in the stored games not decided yet) that
+    #: are linked anonymous ids.
     links: Mapping[str, str]
     #: opponent id -> state (missing: never stored, or erased).
     states: Mapping[str, Player]
+
+
+def opponent_in(game: StoredGame, player_id: str) -> str | None:
+    """The other player of a stored game of `player_id` (None: not theirs)."""
+    ids = [entry.get("id") for entry in game.result.get("players", ()) if isinstance(entry, dict)]
+    if player_id not in ids:
+        return None
+    others = [other for other in ids if other != player_id and isinstance(other, str)]
+    return others[0] if others else None
+
+
+def opponents_undecided(
+    games: Mapping[str, StoredGame], decided: Mapping[str, RefundDecision], player_id: str
+) -> list[str]:
+    """The opponents of `player_id` in the stored games not decided yet: whose states a page
+    of refunds reads."""
+    found = (
+        opponent_in(game, player_id) for game_id, game in games.items() if game_id not in decided
+    )
+    return list(dict.fromkeys(pid for pid in found if pid is not None))

@@ -15,7 +15,6 @@ from ratings.rules.standings import board_order
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
-from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
 from ratings.service.stored import (
     GAME_EVENT,
     EventPosition,
@@ -30,6 +29,7 @@ from ratings.service.stored import (
     StoredGame,
     StoredTournament,
 )
+from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
 
 _Stored = TypeVar("_Stored", StoredGame, StoredTournament)
 

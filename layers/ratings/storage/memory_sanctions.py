@@ -17,6 +17,7 @@ from ratings.service.sanction_records import (
     RefundReads,
     Sanction,
     SanctionReads,
+    opponents_undecided,
 )
 from ratings.service.stored import GAME_EVENT, PlayerEvent
 
@@ -68,7 +69,7 @@ class InMemorySanctions(SanctionStore):
             events = list(self._tables.events.get((ladder, player_id), []))
         games = sorted(
             (
-                GameAgainst(event.ref_id, event.at, str(event.body.get("opponent")))
+                GameAgainst(event.ref_id, event.at)
                 for event in events
                 if event.kind == GAME_EVENT and event.ranked and event.at in window
             ),
@@ -79,19 +80,21 @@ class InMemorySanctions(SanctionStore):
         return GamesPage(games[:limit], more=len(games) > limit)
 
     def read_for_refunds(
-        self, ladder: str, sanction_id: str, games: Sequence[GameAgainst]
+        self, ladder: str, sanction_id: str, player_id: str, games: Sequence[GameAgainst]
     ) -> RefundReads:
         tables = self._tables
-        opponents = list(dict.fromkeys(game.opponent for game in games))
         with tables.lock:
             decided = self._own.decisions.get((ladder, sanction_id), {})
+            found = {g.game_id: decided[g.game_id] for g in games if g.game_id in decided}
+            stored = {
+                g.game_id: tables.games[(ladder, g.game_id)]
+                for g in games
+                if (ladder, g.game_id) in tables.games
+            }
+            opponents = opponents_undecided(stored, found, player_id)
             return RefundReads(
-                decided={g.game_id: decided[g.game_id] for g in games if g.game_id in decided},
-                games={
-                    g.game_id: tables.games[(ladder, g.game_id)]
-                    for g in games
-                    if (ladder, g.game_id) in tables.games
-                },
+                decided=found,
+                games=stored,
                 links={pid: tables.links[pid] for pid in opponents if pid in tables.links},
                 states=tables.writes.read_states(ladder, opponents),
             )
@@ -124,9 +127,7 @@ class InMemorySanctions(SanctionStore):
 
         self._tables.writes.commit_checked([] if player is None else [player], [], lift)
 
-    def commit_refund(
-        self, decision: RefundDecision, victim: Player, event: PlayerEvent
-    ) -> None:
+    def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
         self._tables.writes.commit_checked([victim], [event], self._deciding(decision))
 
     def record_withheld(self, decision: RefundDecision) -> None:

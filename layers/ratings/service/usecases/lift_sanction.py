@@ -33,9 +33,7 @@ class LiftSanction:
     def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
         ladder = self.ladders.get(ladder_id)
         now = self.clock()
-        return self.retrier.run(
-            "lift", lambda: self._attempt(ladder.ladder_id, sanction_id, now)
-        )
+        return self.retrier.run("lift", lambda: self._attempt(ladder.ladder_id, sanction_id, now))
 
     def _attempt(self, ladder_id: str, sanction_id: str, now: datetime) -> JsonObject:
         sanction = self.read.stored(ladder_id, sanction_id)
@@ -47,9 +45,7 @@ class LiftSanction:
             carrying = [p for p in states.values() if p.sanction_id == sanction_id]
             sanction = sanction._replace(lifted_at=now)
             try:
-                self.sanctions.commit_lift(
-                    sanction, carrying[0].lifted() if carrying else None
-                )
+                self.sanctions.commit_lift(sanction, carrying[0].lifted() if carrying else None)
             except AlreadyStored:
                 raise WriteConflict(sanction_id) from None  # lifted meanwhile: answer that
         return sanction_answer(sanction, self.sanctions.decisions(ladder_id, sanction_id))

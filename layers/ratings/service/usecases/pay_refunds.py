@@ -10,6 +10,7 @@ save is conditioned on the save before: of two runs of the same step, one saves 
 learns it was overtaken (WriteConflict) and stops.
 """
 
+import contextlib
 from collections.abc import Sequence
 
 from ratings.rules import Ladder
@@ -27,6 +28,7 @@ from ratings.service.sanction_records import (
     RefundProgress,
     RefundReads,
     Sanction,
+    opponent_in,
 )
 from ratings.service.settings import Clock, Settings
 from ratings.service.stored import PlayerEvent
@@ -75,7 +77,7 @@ class PayRefunds:
                 progress.after,
                 self.games_per_step,
             )
-            self.decide(ladder, sanction, page.games)
+            self.decide(ladder, sanction, sanction.played_as[progress.phase], page.games)
             if page.more and page.games:
                 last = page.games[-1]
                 advanced = RefundProgress(progress.phase, (last.played_at, last.game_id))
@@ -93,17 +95,21 @@ class PayRefunds:
             if sanction is None or sanction.done:
                 return sanction
 
-    def decide(self, ladder: Ladder, sanction: Sanction, games: Sequence[GameAgainst]) -> None:
-        """Decide each game of the page not decided yet, oldest first."""
+    def decide(
+        self, ladder: Ladder, sanction: Sanction, player_id: str, games: Sequence[GameAgainst]
+    ) -> None:
+        """Decide each game of `player_id` on the page not decided yet, oldest first."""
         if not games:
             return
-        reads = self.sanctions.read_for_refunds(ladder.ladder_id, sanction.sanction_id, games)
+        reads = self.sanctions.read_for_refunds(
+            ladder.ladder_id, sanction.sanction_id, player_id, games
+        )
         # Victims' states as this step last stored or read them (one may have lost several).
         known: dict[str, Player] = {}
         for game in games:
             if game.game_id in reads.decided:
                 continue
-            _Refund(self, ladder, sanction, game, reads, known).decide()
+            _Refund(self, ladder, sanction, player_id, game, reads, known).decide()
 
 
 class _Refund:
@@ -115,6 +121,7 @@ class _Refund:
         refunds: PayRefunds,
         ladder: Ladder,
         sanction: Sanction,
+        player_id: str,
         game: GameAgainst,
         reads: RefundReads,
         known: dict[str, Player],
@@ -122,6 +129,8 @@ class _Refund:
         self.refunds = refunds
         self.ladder = ladder
         self.sanction = sanction
+        #: The sanctioned player, as the id these games were played under.
+        self.player_id = player_id
         self.game = game
         self.reads = reads
         self.known = known
@@ -144,15 +153,14 @@ class _Refund:
             at=now,
         )
         stored = self.reads.games.get(game.game_id)
-        if stored is None:
+        opponent = None if stored is None else opponent_in(stored, self.player_id)
+        if stored is None or opponent is None:
             return self._withhold(decision._replace(withheld=GAME_GONE))
-        loss = _delta_of(stored.result, game.opponent)
+        loss = _delta_of(stored.result, opponent)
         if loss is None or loss >= 0:
             return None  # a win or a gain: nothing to refund, nothing to record
-        victim = self._victim()
-        provisional = victim is not None and self.ladder.ruleset.provisional(
-            victim.before_game(0)
-        )
+        victim = self._victim(opponent)
+        provisional = victim is not None and self.ladder.ruleset.provisional(victim.before_game(0))
         verdict = refund_for(
             Victim(
                 delta=loss,
@@ -190,15 +198,12 @@ class _Refund:
         return None
 
     def _withhold(self, decision: RefundDecision) -> None:
-        try:
+        with contextlib.suppress(AlreadyStored):  # decided by another run
             self.refunds.sanctions.record_withheld(decision)
-        except AlreadyStored:
-            pass  # decided by another run
 
-    def _victim(self) -> Player | None:
+    def _victim(self, opponent: str) -> Player | None:
         """Who holds the rating that lost the points: the opponent, or the account that took
         over their state when they linked (None: nobody, erased)."""
-        opponent = self.game.opponent
         account = self.reads.links.get(opponent)
         ids = [opponent] if account is None else [account, opponent]
         states = {**self.reads.states, **self.known}
