@@ -1,4 +1,5 @@
-"""The local API Gateway: HTTP requests in, REST proxy events to the Api function, HTTP out.
+"""The local API Gateway: HTTP requests in, REST proxy events to the function of the route
+(`ratings_local.routing`: the Api, or Moderation under the moderation key), HTTP out.
 
 Also serves the local-only routes of api.md: `/_local/endpoints`, `/_local/invoke/{LogicalId}`
 `/swagger` and `/openapi.json`.
@@ -12,6 +13,8 @@ from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from ratings_local.routing import MODERATION_KEY_HEADER, Routing, Target
 
 #: API Gateway's own payload limit; the Api function enforces the service's 64 KiB.
 MAX_PAYLOAD = 10 * 1024 * 1024
@@ -80,14 +83,18 @@ class LocalApiServer(ThreadingHTTPServer):
     def __init__(
         self,
         address: tuple[str, int],
-        invoke_api: Callable[[dict[str, Any]], Any],
+        invoke_api: Callable[[Target, dict[str, Any]], Any],
         local_routes: Callable[[str, str, bytes], LocalAnswer | None],
         api_key: str | None,
+        routing: Routing,
+        moderation_key: str | None = None,
     ) -> None:
         super().__init__(address, _Handler)
         self.invoke_api = invoke_api
         self.local_routes = local_routes
         self.api_key = api_key
+        self.routing = routing
+        self.moderation_key = moderation_key
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -145,9 +152,18 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.api_key is not None and lowered.get("x-api-key") != self.server.api_key:
             self._error(403, "forbidden", "send a valid API key in the x-api-key header")
             return
+        target = self.server.routing.target(self.command, urlsplit(self.path).path or "/")
+        if target is None:
+            self._error(404, "not_found", f"no route {self.command} {self.path}")
+            return
+        key = self.server.moderation_key
+        if target.signed and key is not None and lowered.get(MODERATION_KEY_HEADER) != key:
+            message = f"this route takes the moderation key in the {MODERATION_KEY_HEADER} header"
+            self._error(403, "forbidden", message)
+            return
         event = proxy_event(self.command, self.path, lowered, body, self.client_address[0])
         try:
-            response = self.server.invoke_api(event)
+            response = self.server.invoke_api(target, event)
         except Exception as error:  # the function crashed: API Gateway answers 502
             self._error(502, "bad_gateway", f"the Api function failed: {type(error).__name__}")
             return

@@ -9,6 +9,7 @@ from functools import cache
 from typing import TYPE_CHECKING, cast
 
 from ratings.config import Config
+from ratings.lambda_support.job_queue import SqsJobQueue
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.settings import Settings
@@ -40,7 +41,17 @@ def build_service(config: Config, storage: "DynamoStorage") -> RatingService:
         game_retention=retention,
         exact_rank_limit=config.exact_rank_limit,
     )
-    return RatingService(storage, LADDERS, settings=settings)
+    jobs_queue = SqsJobQueue(sqs_client, lambda: _jobs_queue_url(config))
+    return RatingService(storage, LADDERS, settings=settings, job_queue=jobs_queue)
+
+
+def _jobs_queue_url(config: Config) -> str:
+    if not config.moderation_jobs_queue_url:
+        raise RuntimeError(
+            "RATINGS_MODERATION_JOBS_QUEUE_URL is not set: the template sets it for the "
+            "functions that queue moderation jobs"
+        )
+    return config.moderation_jobs_queue_url
 
 
 @cache

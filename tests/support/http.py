@@ -30,9 +30,11 @@ class Client:
     statuses: Counter[int] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    def call(
+        self, method: str, path: str, body: Any = None, headers: Mapping[str, str] | None = None
+    ) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
-        headers = {"content-type": "application/json"}
+        headers = {"content-type": "application/json", **(headers or {})}
         if self.api_key is not None:
             headers["x-api-key"] = self.api_key
         request = urllib.request.Request(self.api_url + path, data, headers, method=method)

@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping
 
 from ratings.rules import Ladder
 from ratings.service import documents
+from ratings.service.jobs import JobKind, NoJobQueue, RunJob
 from ratings.service.ladders import Ladders
 from ratings.service.player_reads import RecentWindow
-from ratings.service.ports import Storage
+from ratings.service.ports import JobQueue, Storage
 from ratings.service.retries import Retrier, RetryPolicy
 from ratings.service.settings import Clock, Settings, utc_now
 from ratings.service.standing import Ranking
@@ -29,6 +30,7 @@ from ratings.service.usecases.read_player import ReadPlayer
 from ratings.service.usecases.read_results import ReadGame, ReadTournament
 from ratings.service.usecases.read_sanction import ReadSanction
 from ratings.service.usecases.refresh_standings import RefreshStandings
+from ratings.service.usecases.request_erasure import ReadErasure, RequestErasure
 from ratings.service.usecases.sanction_player import SanctionPlayer
 from ratings.service.usecases.submit_game import SubmitGame
 
@@ -47,6 +49,7 @@ class RatingService:
         sleep: Callable[[float], None] = time.sleep,
         rng: random.Random | None = None,
         on_retry: Callable[[str], None] | None = None,
+        job_queue: JobQueue | None = None,
     ) -> None:
         settings = settings or Settings()
         known = Ladders(ladders)
@@ -72,6 +75,15 @@ class RatingService:
         self.get_sanction = ReadSanction(known, sanctions)
         self.lift_sanction = LiftSanction(known, sanctions, writes, retrier, clock)
         self.pay_refunds = PayRefunds(known, sanctions, writes, retrier, clock, settings)
+        # Moderation, and the background jobs it queues: a kind is a module with its step;
+        # the worker runs them all.
+        jobs = job_queue or NoJobQueue()
+        self.request_erasure = RequestErasure(
+            known, storage.jobs, storage.erasures, jobs, retrier, clock
+        )
+        self.get_erasure = ReadErasure(storage.jobs)
+        kinds: dict[str, JobKind] = {}
+        self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)
         self._ladders = ladders
 
     @property

@@ -13,6 +13,11 @@ on its own. `Storage` is what a service is built over: one of each.
 - `RankView`: how many stand ahead of a position, and the ladder's rating histogram.
 - `SanctionStore`: sanctions, the decisions about their refunds, and the sanctioned player's
   games they page through (docs/table-layout.md, "Sanctions").
+- `JobRecords`: background jobs' records (`ratings.service.jobs`), each saved over the
+  version it came from.
+- `ErasureWrites`: what erasing a player reads and writes (`usecases.erase_player`).
+
+Besides the storage, one port of its own: `JobQueue`, where a job's messages go.
 
 Every commit is atomic: all of it lands or none of it does. A commit stores each player's
 state only over the version it came from (`Player.replaces_version`); if that no longer holds
@@ -39,6 +44,8 @@ from ratings.service.stored import (
     EventPosition,
     GameReads,
     HistoryPage,
+    Job,
+    JobMessage,
     LeaderboardRow,
     Link,
     LinkReads,
@@ -244,6 +251,48 @@ class SanctionStore(ABC):
         (`progress_version - 1`); WriteConflict when another save got there first."""
 
 
+class JobRecords(ABC):
+    """Background jobs' records, one per (kind, job_id)."""
+
+    @abstractmethod
+    def get_job(self, kind: str, job_id: str) -> Job | None:
+        """The job's record as last saved (strongly consistent), or None."""
+
+    @abstractmethod
+    def create_job(self, job: Job) -> None:
+        """Store a new job's record (version 1); AlreadyStored when it exists."""
+
+    @abstractmethod
+    def save_job(self, job: Job) -> None:
+        """Store the job's record over the version it came from (`progress_version - 1`);
+        WriteConflict when another save got there first."""
+
+
+class ErasureWrites(ABC):
+    """What erasing a player reads and writes: the request, and the steps of its job."""
+
+    @abstractmethod
+    def holds_player(self, player_id: str, ladders: Sequence[str]) -> bool:
+        """Whether anything is stored under the id: a state or any item of its history in one
+        of `ladders`, or an identity link (strongly consistent)."""
+
+    @abstractmethod
+    def request_erasure(self, job: Job, player_id: str) -> None:
+        """Store the erasure's job record over the version it came from (version 1: none
+        stored), unless `player_id` is an anonymous id linked to an account, all at once.
+
+        Raises AlreadyLinked when it is linked, AlreadyStored when a record was stored
+        meanwhile (version 1), WriteConflict when the stored one moved."""
+
+
+class JobQueue(ABC):
+    """Where job messages go; a worker receives them (`ratings.service.jobs.RunJob`)."""
+
+    @abstractmethod
+    def send(self, message: JobMessage) -> None:
+        """Queue the message; raises when it could not be queued (nothing is then sent)."""
+
+
 class Storage(Protocol):
     """What a service is built over: the writes port and each read view."""
 
@@ -264,3 +313,9 @@ class Storage(Protocol):
 
     @property
     def sanctions(self) -> SanctionStore: ...
+
+    @property
+    def jobs(self) -> JobRecords: ...
+
+    @property
+    def erasures(self) -> ErasureWrites: ...

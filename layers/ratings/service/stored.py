@@ -1,16 +1,18 @@
 """What the storage ports store and give back, besides players' states (`service.player`):
 history events, game and tournament results, identity links, leaderboard rows, the rating
-histogram, and what a use case reads before it writes.
+histogram, background jobs' records and messages, and what a use case reads before it writes.
 
 NamedTuples rather than frozen dataclasses: as immutable and comparable, but nothing is
 generated for them while a Lambda cold-starts (docs/performance.md).
 """
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from ratings.rules import InvalidInput
 from ratings.rules.standings import RatingHistogram
 from ratings.service.player import Player
 
@@ -161,3 +163,81 @@ class LinkReads(NamedTuple):
     anonymous_absorbed: str | None
     #: (ladder, player id) -> state, for both ids in every ladder asked for.
     states: Mapping[tuple[str, str], Player] = MappingProxyType({})
+
+
+# Background jobs ---------------------------------------------------------------------------
+
+PENDING = "pending"
+DONE = "done"
+
+
+class Progress(NamedTuple):
+    """How far a job got: the phase it is in and, within it, where the next step starts."""
+
+    phase: str
+    #: The kind's own position in the phase (a page's cursor, an index); None at its start.
+    position: JsonObject | None = None
+
+
+class Job(NamedTuple):
+    """One job's record. `progress_version` counts the writes of the record: 1 when created;
+    a save stores version n only over version n - 1 (like a player's state)."""
+
+    kind: str
+    #: The job's id within its kind (an erasure: a hash of the player id).
+    job_id: str
+    status: str  # PENDING | DONE
+    requested_at: datetime
+    progress: Progress
+    #: The kind's own fields (an erasure: the ids and pseudonyms, while pending).
+    details: JsonObject
+    progress_version: int = 1
+    completed_at: datetime | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.status == PENDING
+
+    @property
+    def message(self) -> "JobMessage":
+        return JobMessage(self.kind, self.job_id)
+
+    def advanced(self, progress: Progress, details: JsonObject | None = None) -> "Job":
+        """The job after a step that leaves it pending at `progress` (and with `details`)."""
+        return self._replace(
+            progress=progress,
+            details=self.details if details is None else details,
+            progress_version=self.progress_version + 1,
+        )
+
+    def finished(self, at: datetime, details: JsonObject | None = None) -> "Job":
+        """The job once its last step is done: what it keeps from then on is `details`."""
+        return self._replace(
+            status=DONE,
+            completed_at=at,
+            progress=Progress(DONE),
+            details={} if details is None else details,
+            progress_version=self.progress_version + 1,
+        )
+
+
+class JobMessage(NamedTuple):
+    """What the jobs queue carries: the job it names, nothing else (the record has the rest)."""
+
+    kind: str
+    job_id: str
+
+    def body(self) -> str:
+        return json.dumps({"job": self.kind, "job_id": self.job_id}, separators=(",", ":"))
+
+    @classmethod
+    def parse(cls, body: object) -> "JobMessage":
+        """The message in a queue message's JSON value; InvalidInput when it is not one."""
+        if not isinstance(body, dict):
+            raise InvalidInput("message body", "message body must be a JSON object")
+        kind, job_id = body.get("job"), body.get("job_id")
+        if not isinstance(kind, str) or not kind:
+            raise InvalidInput("job", "job must name a job kind, like erasure")
+        if not isinstance(job_id, str) or not job_id:
+            raise InvalidInput("job_id", "job_id must be the id of a job")
+        return cls(kind, job_id)

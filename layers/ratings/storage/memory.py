@@ -1,9 +1,10 @@
 """The in-memory fake of the storage ports, for fast service tests.
 
 `InMemoryStorage` holds the tables and one fake of each port over them (`writes`, `results`,
-`history`, `leaderboard`, `ranks`). It keeps the ports' promises the way DynamoDB does: each
-commit checks every condition before changing anything, versions move by one per write, and
-expired records stay until something deletes them (reads must not rely on expiry).
+`history`, `leaderboard`, `ranks`, `jobs`; `erasures` in `memory_erasures`). It keeps the
+ports' promises the way DynamoDB does: each commit checks every condition before changing
+anything, versions move by one per write, and expired records stay until something deletes
+them (reads must not rely on expiry).
 """
 
 import threading
@@ -14,12 +15,20 @@ from typing import TypeVar
 from ratings.rules.standings import board_order
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
-from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
+from ratings.service.ports import (
+    HistoryView,
+    JobRecords,
+    LeaderboardView,
+    RankView,
+    ResultsView,
+    Writes,
+)
 from ratings.service.stored import (
     GAME_EVENT,
     EventPosition,
     GameReads,
     HistoryPage,
+    Job,
     LeaderboardRow,
     Link,
     LinkReads,
@@ -29,6 +38,7 @@ from ratings.service.stored import (
     StoredGame,
     StoredTournament,
 )
+from ratings.storage.memory_erasures import InMemoryErasures
 from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
 
 _Stored = TypeVar("_Stored", StoredGame, StoredTournament)
@@ -45,6 +55,9 @@ class InMemoryStorage:
         self.standings: dict[str, Standings] = {}
         self.links: dict[str, str] = {}  # anonymous id -> account
         self.absorbed: dict[str, str] = {}  # account -> anonymous id
+        self.job_records: dict[tuple[str, str], Job] = {}  # (kind, job_id) -> record
+        #: (ladder, player id) -> the tournaments whose awards name the player.
+        self.awards: dict[tuple[str, str], set[str]] = {}
         self.commits = 0
         #: Called at the start of every commit, before conditions are checked: tests use it
         #: to slip a concurrent write between a use case's reads and its commit.
@@ -57,6 +70,8 @@ class InMemoryStorage:
         self.ranks = InMemoryRanks(self)
         self.sanction_tables = SanctionTables()
         self.sanctions = InMemorySanctions(self)
+        self.jobs = InMemoryJobs(self)
+        self.erasures = InMemoryErasures(self)
 
     def board(self, ladder: str) -> list[LeaderboardRow]:
         """The ladder's leaderboard, in order."""
@@ -291,6 +306,30 @@ class InMemoryRanks(RankView):
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         for row in self._tables.board(ladder):
             yield row.player_id, row.rating
+
+
+class InMemoryJobs(JobRecords):
+    def __init__(self, tables: InMemoryStorage) -> None:
+        self._tables = tables
+
+    def get_job(self, kind: str, job_id: str) -> Job | None:
+        with self._tables.lock:
+            return self._tables.job_records.get((kind, job_id))
+
+    def create_job(self, job: Job) -> None:
+        records = self._tables.job_records
+        with self._tables.lock:
+            if (job.kind, job.job_id) in records:
+                raise AlreadyStored(job.job_id)
+            records[(job.kind, job.job_id)] = job._replace(progress_version=1)
+
+    def save_job(self, job: Job) -> None:
+        records = self._tables.job_records
+        with self._tables.lock:
+            stored = records.get((job.kind, job.job_id))
+            if stored is None or stored.progress_version != job.progress_version - 1:
+                raise WriteConflict(job.job_id)
+            records[(job.kind, job.job_id)] = job
 
 
 def _put_new(

@@ -10,12 +10,16 @@ consistent and batched. Its modules, one job each:
 - `results`, `history`, `leaderboard`, `standings`: the read views (results; a player's
   history; leaderboard pages; ranks and the histogram)
 - `sanctions`, `sanction_layout`: the sanctions port and its items
+- `jobs`: background jobs' records
+- `erasures`: the erasure port (erasing a player's items)
 - `errors`: what a failed request means (transient, conflict, already stored)
 """
 
 from pynamodb.connection import Connection
 
+from ratings.storage.dynamodb.erasures import DynamoErasures
 from ratings.storage.dynamodb.history import DynamoHistory
+from ratings.storage.dynamodb.jobs import DynamoJobs
 from ratings.storage.dynamodb.layout import (
     BoundTable,
     Leaderboard,
@@ -56,6 +60,8 @@ class DynamoStorage:
         self.leaderboard = DynamoLeaderboard(self.table)
         self.ranks = DynamoRanks(self.table)
         self.sanctions = DynamoSanctions(self.table)
+        self.jobs = DynamoJobs(self.table)
+        self.erasures = DynamoErasures(self.table)
 
     @property
     def connection(self) -> Connection:

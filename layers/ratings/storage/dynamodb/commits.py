@@ -28,7 +28,7 @@ from ratings.storage.dynamodb.layout import (
 )
 
 
-class _Tx(NamedTuple):
+class Tx(NamedTuple):
     """One transaction item, remembered with what its failed condition would mean."""
 
     item: RatingsItem
@@ -44,12 +44,12 @@ def commit_created(
     events: Sequence[PlayerEvent],
 ) -> None:
     """A result created once (game, tournament), with the states and events it changes."""
-    _transact(
+    transact(
         table,
         [
-            _Tx(created, RatingsItem.pk.does_not_exist(), AlreadyStored),
+            Tx(created, RatingsItem.pk.does_not_exist(), AlreadyStored),
             *_state_puts(table, players),
-            *(_Tx(event_item(event), None, WriteConflict) for event in events),
+            *(Tx(event_item(event), None, WriteConflict) for event in events),
         ],
     )
 
@@ -57,20 +57,20 @@ def commit_created(
 def commit_link(table: BoundTable, link: Link, players: Sequence[Player]) -> None:
     anonymous, account = link.anonymous_id, link.account_id
     free = LinkItem.pk.does_not_exist()
-    _transact(
+    transact(
         table,
         [
-            _Tx(LinkItem(link_key(anonymous), ANON_SK, other_id=account), free, AlreadyStored),
-            _Tx(LinkItem(link_key(account), ACCOUNT_SK, other_id=anonymous), free, AlreadyStored),
+            Tx(LinkItem(link_key(anonymous), ANON_SK, other_id=account), free, AlreadyStored),
+            Tx(LinkItem(link_key(account), ACCOUNT_SK, other_id=anonymous), free, AlreadyStored),
             # Neither id may already be linked the other way round.
-            _Tx(LinkItem(link_key(account), ANON_SK, other_id=""), free, AlreadyStored, True),
-            _Tx(LinkItem(link_key(anonymous), ACCOUNT_SK, other_id=""), free, AlreadyStored, True),
+            Tx(LinkItem(link_key(account), ANON_SK, other_id=""), free, AlreadyStored, True),
+            Tx(LinkItem(link_key(anonymous), ACCOUNT_SK, other_id=""), free, AlreadyStored, True),
             *_state_puts(table, players),
         ],
     )
 
 
-def _state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[_Tx]:
+def _state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[Tx]:
     for player in players:
         item = state_item_of(player)
         # The leaderboard index is sparse: listed players with a ranked game only.
@@ -82,10 +82,10 @@ def _state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[_Tx]:
             condition = StateItem.pk.does_not_exist()
         else:
             condition = StateItem.version == player.replaces_version
-        yield _Tx(item, condition, WriteConflict)
+        yield Tx(item, condition, WriteConflict)
 
 
-def _transact(table: BoundTable, operations: Sequence[_Tx]) -> None:
+def transact(table: BoundTable, operations: Sequence[Tx]) -> None:
     # pynamodb sends condition checks before puts, and DynamoDB reports one cancellation
     # reason per item in the order sent: keep `operations` in that order to match them.
     operations = sorted(operations, key=lambda operation: not operation.check_only)
