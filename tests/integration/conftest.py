@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from moto import mock_aws
 from support.dynamodb import RequestCounter
-from support.services import clock, service
+from support.services import clock, job_queue, service
 
 from ratings.service.ports import Storage
 from ratings.storage.dynamodb import DynamoStorage
@@ -15,7 +15,7 @@ from ratings.storage.memory import InMemoryStorage
 
 REGION = "us-east-1"
 
-__all__ = ["clock", "service"]  # the shared fixtures, by name
+__all__ = ["clock", "job_queue", "service"]  # the shared fixtures, by name
 
 
 @pytest.fixture

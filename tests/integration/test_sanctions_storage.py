@@ -61,9 +61,14 @@ def sanction_scenario(storage: Storage) -> dict[str, Any]:
     call("second", service.sanction_player, LADDER, sanction("s-2"))
     clock.advance(MINUTE)
     call("later", service.submit_game, LADDER, game("g-later", "alice", "mallory"))
+    jobs = storage.jobs
     for step in range(8):
-        done = service.pay_refunds.step(LADDER, "s-1")
-        out[f"step-{step}"] = None if done is None else (done.status, tuple(done.progress))
+        job = jobs.get_job("sanction", "backgammon#s-1")
+        assert job is not None
+        if job.pending:
+            job = service.pay_refunds.step(job)
+            jobs.save_job(job)
+        out[f"step-{step}"] = (job.status, job.progress, job.progress_version)
     call("answer", service.get_sanction, LADDER, "s-1")
     call("board-after", service.get_leaderboard, LADDER)
     for player_id in ("mallory", "alice", "carol", "dave", "trudy"):
@@ -202,31 +207,33 @@ def test_a_sanction_is_created_once_with_the_players_state(any_storage: Storage)
     with pytest.raises(WriteConflict):  # a stale state: nothing of this commit is stored
         sanctions.commit_sanction(a_sanction(sanction_id="s-2"), mallory)
 
-    assert sanctions.get_sanction(LADDER, "s-1") == a_sanction()
-    assert sanctions.get_sanction(LADDER, "s-2") is None
+    assert sanctions.read_sanction(LADDER, "s-1") == (a_sanction(), [])
+    assert sanctions.read_sanction(LADDER, "s-2") == (None, [])
+    assert any_storage.jobs.get_job("sanction", "backgammon#s-1") == a_sanction().job()
     stored = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
     assert (stored.sanction_id, stored.refunded_until, stored.version) == ("s-1", NOW, 1)
 
 
-def test_a_lift_is_recorded_once_and_a_progress_save_only_over_the_save_before(
+def test_a_lift_is_recorded_once_and_neither_it_nor_a_progress_save_undoes_the_other(
     any_storage: Storage,
 ) -> None:
-    sanctions = any_storage.sanctions
+    sanctions, jobs = any_storage.sanctions, any_storage.jobs
     mallory = Player(LADDER, "mallory", 1500).sanctioned_by("s-1", NOW)
     sanctions.commit_sanction(a_sanction(), mallory)
     progressed = a_sanction().advanced(RefundProgress(0, (NOW - HOUR, "g-1")), finished_at=None)
-    sanctions.save_progress(progressed)
+    jobs.save_job(progressed.job())
 
     with pytest.raises(WriteConflict):
-        sanctions.save_progress(progressed)  # the same save again: overtaken
+        jobs.save_job(progressed.job())  # the same save again: overtaken
     sanctions.commit_lift(progressed._replace(lifted_at=NOW + HOUR), mallory.lifted())
     with pytest.raises(AlreadyStored):
         sanctions.commit_lift(progressed._replace(lifted_at=NOW + DAY), None)
     done = progressed.advanced(RefundProgress(1), finished_at=NOW + 2 * HOUR)
-    sanctions.save_progress(done)
+    jobs.save_job(done.job())
 
-    stored = sanctions.get_sanction(LADDER, "s-1")
-    assert stored == done._replace(lifted_at=NOW + HOUR)  # neither write undid the other
+    stored, _decisions = sanctions.read_sanction(LADDER, "s-1")
+    assert stored == done._replace(lifted_at=NOW + HOUR)
+    assert sanctions.read_for_sanction(LADDER, "s-1", "mallory").sanction == stored
     state = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
     assert (state.sanction_id, state.refunded_until, state.version) == (None, NOW, 2)
 
@@ -256,7 +263,7 @@ def test_a_refund_is_stored_once_and_only_over_the_victims_version(any_storage: 
     with pytest.raises(AlreadyStored):
         sanctions.record_withheld(decision)
 
-    assert list(sanctions.decisions(LADDER, "s-1")) == [decision, withheld]
+    assert list(sanctions.read_sanction(LADDER, "s-1").decisions) == [decision, withheld]
     state = any_storage.writes.read_states(LADDER, ["alice"])["alice"]
     assert (state.rating, state.version) == (1500, 1)
     history = any_storage.history.history(LADDER, "alice", 10, None)
@@ -332,8 +339,8 @@ def test_a_victims_game_committed_between_the_refunds_read_and_commit_is_kept(
 # Requests -----------------------------------------------------------------------------------
 
 
-def test_a_step_sends_one_query_two_batch_reads_one_transaction_a_refund_and_one_save(
-    service: RatingService, request_counter: RequestCounter
+def test_a_step_sends_one_query_two_batch_reads_and_one_transaction_a_refund(
+    service: RatingService, storage: DynamoStorage, request_counter: RequestCounter
 ) -> None:
     for index in range(3):
         service.submit_game(
@@ -341,16 +348,14 @@ def test_a_step_sends_one_query_two_batch_reads_one_transaction_a_refund_and_one
         )
     service.submit_game(LADDER, game("g-won", "v0", "mallory", played_at=NOW - HOUR))
     service.sanction_player(LADDER, sanction())
+    job = storage.jobs.get_job("sanction", "backgammon#s-1")
+    assert job is not None
     request_counter.reset()
+    done = service.pay_refunds.step(job)
 
-    done = service.pay_refunds.step(LADDER, "s-1")
-
-    assert done is not None
-    assert done.done
+    assert done.status == "done"
     assert request_counter.counts() == {
-        "GetItem": 1,
         "Query": 1,
         "BatchGetItem": 2,
         "TransactWriteItems": 3,
-        "UpdateItem": 1,
     }

@@ -2,15 +2,18 @@
 "Sanctions and refunds"), exactly once per sanction and game whatever repeats, crashes or
 runs at the same time, for a cheater of any size."""
 
+import json
 import threading
 from datetime import timedelta
 
 import pytest
 from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game, ts
+from support.jobs import Countdown, RecordingJobQueue
 from support.sanctions import refunds_of, sanction, sanction_and_refund
 
-from ratings.service.errors import WriteConflict
+from ratings.service.errors import RetryLater
 from ratings.service.facade import RatingService
+from ratings.service.jobs import JobRun
 from ratings.service.player import Player
 from ratings.storage.memory import InMemoryStorage
 
@@ -260,8 +263,8 @@ def test_running_the_refunds_again_pays_nothing_more(
     assert rating(service, "alice") == 1500
 
 
-def test_a_step_that_dies_midway_resumes_and_pays_nothing_twice(
-    service: RatingService, storage: InMemoryStorage
+def test_a_worker_that_dies_midway_through_a_step_resumes_and_pays_nothing_twice(
+    service: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
 ) -> None:
     for index in range(7):
         service.submit_game(
@@ -271,10 +274,11 @@ def test_a_step_that_dies_midway_resumes_and_pays_nothing_twice(
     service.pay_refunds.games_per_step = 5
     die_at_commit(storage, 4)  # the step pays 3 refunds, then its worker stops
 
+    (message,) = job_queue.take()
     with pytest.raises(WorkerStopped):
-        service.pay_refunds.step(LADDER, "s-1")
+        service.run_job(json.loads(message.body()), Countdown(600))
     stopped = service.get_sanction(LADDER, "s-1")
-    service.pay_refunds.run(LADDER, "s-1")
+    service.run_job(json.loads(message.body()), Countdown(600))  # SQS delivers it again
 
     assert (stopped["status"], len(stopped["refunds"])) == ("pending", 3)
     answer = service.get_sanction(LADDER, "s-1")
@@ -283,27 +287,65 @@ def test_a_step_that_dies_midway_resumes_and_pays_nothing_twice(
     assert all(history_adds_up(service, f"v{index}") for index in range(7))
 
 
-def test_two_runs_of_the_same_step_pay_once_and_the_overtaken_one_stops(
-    service: RatingService, storage: InMemoryStorage
+def test_two_workers_on_the_same_job_pay_once_and_the_overtaken_one_stops(
+    service: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
 ) -> None:
     for index in range(4):
         at = NOW - HOUR + index * MINUTE
         service.submit_game(LADDER, game(f"g-{index}", "mallory", "alice", played_at=at))
     service.sanction_player(LADDER, sanction())
-    other_runs: list[object] = []
+    (message,) = job_queue.take()
+    body = json.loads(message.body())
+    other_runs: list[JobRun] = []
 
-    def another_worker_runs_the_same_step() -> None:  # after the first read its page
-        other_runs.append(service.pay_refunds.step(LADDER, "s-1"))
+    def another_worker_gets_the_same_message() -> None:  # after the first read its page
+        other_runs.append(service.run_job(body, Countdown(600)))
 
-    storage.before_commit = another_worker_runs_the_same_step
-    with pytest.raises(WriteConflict):
-        service.pay_refunds.step(LADDER, "s-1")
+    storage.before_commit = another_worker_gets_the_same_message
+    first = service.run_job(body, Countdown(600))
 
-    assert len(other_runs) == 1
+    assert first.superseded is True
+    assert [(run.job.status, run.superseded) for run in other_runs] == [("done", False)]
     answer = service.get_sanction(LADDER, "s-1")
     assert [refund["game_id"] for refund in answer["refunds"]] == [f"g-{i}" for i in range(4)]
     assert rating(service, "alice") == 1500
     assert history_adds_up(service, "alice")
+
+
+def test_the_worker_runs_the_refunds_from_the_queued_message_and_goes_on_when_time_is_short(
+    service: RatingService, job_queue: RecordingJobQueue
+) -> None:
+    for index in range(60):
+        at = NOW - DAY + index * MINUTE
+        service.submit_game(LADDER, game(f"g-{index:02d}", "mallory", f"v{index}", played_at=at))
+    made = service.sanction_player(LADDER, sanction())
+    (message,) = job_queue.take()
+    # 20 s left at first, 3 s less at each look, 15 s kept in reserve: two steps, then a
+    # continuation.
+    run = service.run_job(json.loads(message.body()), Countdown(20, per_call=3))
+
+    assert made.result["status"] == "pending"
+    assert (run.steps, run.continued) == (2, True)
+    assert job_queue.take() == [message]  # the continuation names the same job
+    assert len(service.get_sanction(LADDER, "s-1")["refunds"]) == 50
+    done = service.run_job(json.loads(message.body()), Countdown(600))
+    assert done.job.status == "done"
+    assert len(service.get_sanction(LADDER, "s-1")["refunds"]) == 60
+
+
+def test_a_sanction_is_recorded_even_when_its_job_cannot_be_queued_and_a_retry_queues_it(
+    service: RatingService, job_queue: RecordingJobQueue
+) -> None:
+    job_queue.failing = True
+
+    with pytest.raises(RetryLater):
+        service.sanction_player(LADDER, sanction())
+    assert service.get_player(LADDER, "mallory")["sanctioned"] is True
+    job_queue.failing = False
+    again = service.sanction_player(LADDER, sanction())
+
+    assert again.result["status"] == "pending"
+    assert [m.job_id for m in job_queue.take()] == ["backgammon#s-1"]
 
 
 # Whatever runs at the same time ------------------------------------------------------------
@@ -367,7 +409,7 @@ def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
 
 
 def test_a_cheater_with_a_thousand_games_in_the_window_is_handled_fully_in_bounded_steps(
-    service: RatingService, storage: InMemoryStorage
+    service: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
 ) -> None:
     for index in range(1000):
         victim = f"v{index % 250}"
@@ -377,19 +419,17 @@ def test_a_cheater_with_a_thousand_games_in_the_window_is_handled_fully_in_bound
             LADDER, game(f"g-{index:04d}", "mallory", victim, winner=winner, played_at=at)
         )
     service.sanction_player(LADDER, sanction())
+    (message,) = job_queue.take()
     commits = storage.commits
 
-    steps = 1
-    while not (saved := service.pay_refunds.step(LADDER, "s-1")).done:  # type: ignore[union-attr]
-        steps += 1
+    run = service.run_job(json.loads(message.body()), Countdown(600))
 
     answer = service.get_sanction(LADDER, "s-1")
     assert len(answer["refunds"]) == 800
-    assert steps == 1000 // 25
+    assert run.steps == 1000 // 25  # the last page of 25 is the last: it finds no more
     assert storage.commits == commits + 800  # one commit per refund, nothing else
     assert all(history_adds_up(service, f"v{index}") for index in range(0, 250, 17))
-    assert saved is not None
-    assert saved.completed_at is not None
+    assert answer["completed_at"] is not None
 
 
 class WorkerStopped(Exception):

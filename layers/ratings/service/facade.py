@@ -70,19 +70,23 @@ class RatingService:
         self.get_history = ReadHistory(known, writes, storage.history, clock)
         self.get_leaderboard = ReadLeaderboard(known, writes, storage.leaderboard, ranking)
         self.refresh_standings = RefreshStandings(known, writes, storage.ranks, clock)
-        sanctions = storage.sanctions
-        self.sanction_player = SanctionPlayer(known, sanctions, writes, retrier, clock, settings)
-        self.get_sanction = ReadSanction(known, sanctions)
-        self.lift_sanction = LiftSanction(known, sanctions, writes, retrier, clock)
-        self.pay_refunds = PayRefunds(known, sanctions, writes, retrier, clock, settings)
         # Moderation, and the background jobs it queues: a kind is a module with its step;
         # the worker runs them all.
         jobs = job_queue or NoJobQueue()
+        sanctions = storage.sanctions
+        self.sanction_player = SanctionPlayer(
+            known, sanctions, writes, jobs, retrier, clock, settings
+        )
+        self.get_sanction = ReadSanction(known, sanctions)
+        self.lift_sanction = LiftSanction(known, sanctions, writes, retrier, clock)
+        self.pay_refunds = PayRefunds(
+            known, sanctions, writes, storage.jobs, retrier, clock, settings
+        )
         self.request_erasure = RequestErasure(
             known, storage.jobs, storage.erasures, jobs, retrier, clock
         )
         self.get_erasure = ReadErasure(storage.jobs)
-        kinds: dict[str, JobKind] = {}
+        kinds: dict[str, JobKind] = {self.pay_refunds.kind: self.pay_refunds}
         self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)
         self._ladders = ladders
 

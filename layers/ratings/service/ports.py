@@ -39,6 +39,7 @@ from ratings.service.sanction_records import (
     RefundReads,
     Sanction,
     SanctionReads,
+    SanctionView,
 )
 from ratings.service.stored import (
     EventPosition,
@@ -185,7 +186,9 @@ class RankView(ABC):
 
 
 class SanctionStore(ABC):
-    """Sanctions and their refunds. Each commit is atomic like the writes port's; a state is
+    """Sanctions and their refunds. A sanction's record is the job record of its refunds
+    (`JobRecords` saves its progress); its lift is kept beside it, so a lift and a progress
+    save never overwrite each other. Each commit is atomic like the writes port's; a state is
     stored only over the version it came from (WriteConflict otherwise)."""
 
     @abstractmethod
@@ -194,12 +197,9 @@ class SanctionStore(ABC):
         round trip, strongly consistent."""
 
     @abstractmethod
-    def get_sanction(self, ladder: str, sanction_id: str) -> Sanction | None:
-        """The sanction as stored, strongly consistent."""
-
-    @abstractmethod
-    def decisions(self, ladder: str, sanction_id: str) -> Sequence[RefundDecision]:
-        """Every decision the sanction stored so far, by game id."""
+    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
+        """The sanction (None: not stored) with its lift and every decision stored so far,
+        strongly consistent."""
 
     @abstractmethod
     def games_against(
@@ -218,12 +218,12 @@ class SanctionStore(ABC):
         self, ladder: str, sanction_id: str, player_id: str, games: Sequence[GameAgainst]
     ) -> RefundReads:
         """For each game of `player_id`: the decision already stored and the stored game;
-        then, for the games not decided yet, the opponent's link and state (`opponent_in`).
-        Strongly consistent."""
+        then, for the games not decided yet, the opponent's link and state
+        (`opponents_undecided`). Strongly consistent."""
 
     @abstractmethod
     def commit_sanction(self, sanction: Sanction, player: Player) -> None:
-        """Store the new sanction with the sanctioned player's state, or nothing.
+        """Store the new sanction's record with the sanctioned player's state, or nothing.
 
         Raises AlreadyStored when the sanction id is stored already, WriteConflict when the
         state's version moved."""
@@ -244,11 +244,6 @@ class SanctionStore(ABC):
     @abstractmethod
     def record_withheld(self, decision: RefundDecision) -> None:
         """Store a withheld decision; AlreadyStored when the game's decision is stored."""
-
-    @abstractmethod
-    def save_progress(self, sanction: Sanction) -> None:
-        """Store the sanction's status and progress over the save before
-        (`progress_version - 1`); WriteConflict when another save got there first."""
 
 
 class JobRecords(ABC):

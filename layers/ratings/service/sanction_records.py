@@ -1,6 +1,7 @@
-"""What the sanctions port stores and gives back: a sanction (its record, with the progress of
-its refunds), the decision about one game (a refund, or a refund withheld), the sanctioned
-player's games the refunds page through, and what the sanction's use cases read first.
+"""What the sanctions port stores and gives back: a sanction (its record, which is the job
+record of its refunds, and its lift), the decision about one game (a refund, or a refund
+withheld), the sanctioned player's games the refunds page through, and what the sanction's
+use cases read first.
 
 A sanction's refunds are decided game by game, each exactly once: the decision about a game
 is stored in the same atomic commit as what it pays (the victim's state and refund event),
@@ -13,17 +14,25 @@ from typing import NamedTuple
 
 from ratings.rules.refunds import Window
 from ratings.service.player import Player
-from ratings.service.stored import StoredGame
+from ratings.service.stored import DONE, PENDING, Job, JsonObject, Progress, StoredGame
+from ratings.timestamps import format_utc_millis, parse_utc_millis
 
-#: A sanction's status: its refunds are still being decided, or every one of them is.
-PENDING = "pending"
-DONE = "done"
+#: The job kind of a sanction's refunds (`ratings.service.jobs`): the sanction's record is
+#: its job record.
+SANCTION = "sanction"
+#: The job's phases: paying refunds, then done.
+REFUNDS_PHASE = "refunds"
 
 #: The kind of history event a refund writes.
 REFUND_EVENT = "refund"
 
 #: Where a page of a player's games starts after: the (played_at, game_id) of the last one.
 GamePosition = tuple[datetime, str]
+
+
+def sanction_job_id(ladder: str, sanction_id: str) -> str:
+    """The job id of a sanction: ids never hold `#`, so the pair cannot be mistaken."""
+    return f"{ladder}#{sanction_id}"
 
 
 class RefundProgress(NamedTuple):
@@ -33,9 +42,24 @@ class RefundProgress(NamedTuple):
     phase: int = 0
     after: GamePosition | None = None
 
+    def position(self) -> JsonObject:
+        after = None if self.after is None else [format_utc_millis(self.after[0]), self.after[1]]
+        return {"played_as": self.phase, "after": after}
+
+    @classmethod
+    def of(cls, position: JsonObject | None) -> "RefundProgress":
+        if not position:
+            return cls()
+        after = position.get("after")
+        return cls(
+            int(position.get("played_as", 0)),
+            None if after is None else (parse_utc_millis(after[0]), str(after[1])),
+        )
+
 
 class Sanction(NamedTuple):
-    """One sanction of one player in one ladder, as stored."""
+    """One sanction of one player in one ladder: its job record (`job`, `of_job`) and
+    whether it was lifted (kept apart from the record, which only the refunds' steps save)."""
 
     ladder: str
     sanction_id: str
@@ -57,9 +81,9 @@ class Sanction(NamedTuple):
     completed_at: datetime | None = None
     lifted_at: datetime | None = None
     progress: RefundProgress = RefundProgress()
-    #: Counts the progress saves; each save is conditioned on the one before (the version
-    #: read), so two runs of the same work never both advance it.
-    progress_version: int = 0
+    #: The job record's version: each save is conditioned on the one before, so two runs of
+    #: the same work never both advance it.
+    progress_version: int = 1
 
     @property
     def done(self) -> bool:
@@ -72,6 +96,55 @@ class Sanction(NamedTuple):
             progress_version=self.progress_version + 1,
             status=DONE if finished_at is not None else PENDING,
             completed_at=finished_at,
+        )
+
+    def job(self) -> Job:
+        window = self.window
+        return Job(
+            kind=SANCTION,
+            job_id=sanction_job_id(self.ladder, self.sanction_id),
+            status=self.status,
+            requested_at=self.sanctioned_at,
+            progress=Progress(DONE if self.done else REFUNDS_PHASE, self.progress.position()),
+            details={
+                "ladder": self.ladder,
+                "sanction_id": self.sanction_id,
+                "player_id": self.player_id,
+                "submitted_id": self.submitted_id,
+                "reason": self.reason,
+                "refund_days": self.refund_days,
+                "fingerprint": self.fingerprint,
+                "window": None
+                if window is None
+                else [format_utc_millis(window.since), format_utc_millis(window.until)],
+                "played_as": list(self.played_as),
+            },
+            progress_version=self.progress_version,
+            completed_at=self.completed_at,
+        )
+
+    @classmethod
+    def of_job(cls, job: Job, lifted_at: datetime | None = None) -> "Sanction":
+        details = job.details
+        window = details.get("window")
+        return cls(
+            ladder=details["ladder"],
+            sanction_id=details["sanction_id"],
+            player_id=details["player_id"],
+            submitted_id=details["submitted_id"],
+            reason=details["reason"],
+            refund_days=int(details["refund_days"]),
+            fingerprint=details["fingerprint"],
+            sanctioned_at=job.requested_at,
+            window=None
+            if window is None
+            else Window(parse_utc_millis(window[0]), parse_utc_millis(window[1])),
+            played_as=tuple(details["played_as"]),
+            status=job.status,
+            completed_at=job.completed_at,
+            lifted_at=lifted_at,
+            progress=RefundProgress.of(job.progress.position),
+            progress_version=job.progress_version,
         )
 
 
@@ -105,6 +178,13 @@ class GamesPage(NamedTuple):
     games: Sequence[GameAgainst]
     #: Whether more games may follow the last of `games`.
     more: bool
+
+
+class SanctionView(NamedTuple):
+    """A sanction as a read finds it, with every decision stored so far (by game id)."""
+
+    sanction: Sanction | None
+    decisions: Sequence[RefundDecision] = ()
 
 
 class SanctionReads(NamedTuple):

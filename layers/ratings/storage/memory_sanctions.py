@@ -3,13 +3,15 @@ its commits go through the same checked commit as the writes port's, so a refund
 of the victim conflict here exactly as they do on DynamoDB."""
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ratings.rules.refunds import Window
-from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.errors import AlreadyStored
 from ratings.service.player import Player
 from ratings.service.ports import SanctionStore
 from ratings.service.sanction_records import (
+    SANCTION,
     GameAgainst,
     GamePosition,
     GamesPage,
@@ -17,7 +19,9 @@ from ratings.service.sanction_records import (
     RefundReads,
     Sanction,
     SanctionReads,
+    SanctionView,
     opponents_undecided,
+    sanction_job_id,
 )
 from ratings.service.stored import GAME_EVENT, PlayerEvent
 
@@ -26,10 +30,11 @@ if TYPE_CHECKING:
 
 
 class SanctionTables:
-    """The fake's sanction records and decisions, by (ladder, sanction id)."""
+    """The fake's lifts and decisions, by (ladder, sanction id); the sanctions' records are
+    job records (`InMemoryStorage.job_records`)."""
 
     def __init__(self) -> None:
-        self.sanctions: dict[tuple[str, str], Sanction] = {}
+        self.lifts: dict[tuple[str, str], datetime] = {}
         self.decisions: dict[tuple[str, str], dict[str, RefundDecision]] = {}
 
 
@@ -38,24 +43,29 @@ class InMemorySanctions(SanctionStore):
         self._tables = tables
         self._own = tables.sanction_tables
 
+    def _sanction(self, ladder: str, sanction_id: str) -> Sanction | None:
+        job = self._tables.job_records.get((SANCTION, sanction_job_id(ladder, sanction_id)))
+        if job is None:
+            return None
+        return Sanction.of_job(job, self._own.lifts.get((ladder, sanction_id)))
+
     def read_for_sanction(self, ladder: str, sanction_id: str, player_id: str) -> SanctionReads:
         tables = self._tables
         with tables.lock:
             return SanctionReads(
-                sanction=self._own.sanctions.get((ladder, sanction_id)),
+                sanction=self._sanction(ladder, sanction_id),
                 account_of=tables.links.get(player_id),
                 anonymous_of=tables.absorbed.get(player_id),
                 states=tables.writes.read_states(ladder, [player_id]),
             )
 
-    def get_sanction(self, ladder: str, sanction_id: str) -> Sanction | None:
-        with self._tables.lock:
-            return self._own.sanctions.get((ladder, sanction_id))
-
-    def decisions(self, ladder: str, sanction_id: str) -> Sequence[RefundDecision]:
+    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
         with self._tables.lock:
             decided = self._own.decisions.get((ladder, sanction_id), {})
-            return [decided[game_id] for game_id in sorted(decided)]
+            return SanctionView(
+                self._sanction(ladder, sanction_id),
+                [decided[game_id] for game_id in sorted(decided)],
+            )
 
     def games_against(
         self,
@@ -100,30 +110,26 @@ class InMemorySanctions(SanctionStore):
             )
 
     def commit_sanction(self, sanction: Sanction, player: Player) -> None:
-        key = (sanction.ladder, sanction.sanction_id)
-        sanctions = self._own.sanctions
+        job = sanction.job()
+        records = self._tables.job_records
 
         def create() -> Callable[[], None]:
-            if key in sanctions:
+            if (job.kind, job.job_id) in records:
                 raise AlreadyStored(sanction.sanction_id)
-            return lambda: sanctions.__setitem__(key, sanction)
+            return lambda: records.__setitem__((job.kind, job.job_id), job)
 
         self._tables.writes.commit_checked([player], [], create)
 
     def commit_lift(self, sanction: Sanction, player: Player | None) -> None:
         key = (sanction.ladder, sanction.sanction_id)
-        sanctions = self._own.sanctions
+        lifts = self._own.lifts
+        lifted_at = sanction.lifted_at
+        assert lifted_at is not None
 
         def lift() -> Callable[[], None]:
-            stored = sanctions.get(key)
-            if stored is None or stored.lifted_at is not None:
+            if key in lifts:
                 raise AlreadyStored(sanction.sanction_id)
-
-            def apply() -> None:
-                # Only lifted_at: a progress save meanwhile must not be undone.
-                sanctions[key] = stored._replace(lifted_at=sanction.lifted_at)
-
-            return apply
+            return lambda: lifts.__setitem__(key, lifted_at)
 
         self._tables.writes.commit_checked([] if player is None else [player], [], lift)
 
@@ -132,20 +138,6 @@ class InMemorySanctions(SanctionStore):
 
     def record_withheld(self, decision: RefundDecision) -> None:
         self._tables.writes.commit_checked([], [], self._deciding(decision))
-
-    def save_progress(self, sanction: Sanction) -> None:
-        key = (sanction.ladder, sanction.sanction_id)
-        with self._tables.lock:
-            stored = self._own.sanctions.get(key)
-            if stored is None or stored.progress_version != sanction.progress_version - 1:
-                raise WriteConflict(sanction.sanction_id)
-            # Only the progress: a lift meanwhile must not be undone.
-            self._own.sanctions[key] = stored._replace(
-                status=sanction.status,
-                completed_at=sanction.completed_at,
-                progress=sanction.progress,
-                progress_version=sanction.progress_version,
-            )
 
     def _deciding(self, decision: RefundDecision) -> Callable[[], Callable[[], None]]:
         decided = self._own.decisions.setdefault((decision.ladder, decision.sanction_id), {})

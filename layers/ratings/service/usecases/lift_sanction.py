@@ -36,7 +36,7 @@ class LiftSanction:
         return self.retrier.run("lift", lambda: self._attempt(ladder.ladder_id, sanction_id, now))
 
     def _attempt(self, ladder_id: str, sanction_id: str, now: datetime) -> JsonObject:
-        sanction = self.read.stored(ladder_id, sanction_id)
+        sanction, view = self.read.stored(ladder_id, sanction_id)
         if sanction.lifted_at is None:
             # The state that carries the sanction: the player's, or (linked since as an
             # anonymous id) their account's.
@@ -48,4 +48,4 @@ class LiftSanction:
                 self.sanctions.commit_lift(sanction, carrying[0].lifted() if carrying else None)
             except AlreadyStored:
                 raise WriteConflict(sanction_id) from None  # lifted meanwhile: answer that
-        return sanction_answer(sanction, self.sanctions.decisions(ladder_id, sanction_id))
+        return sanction_answer(sanction, view.decisions)

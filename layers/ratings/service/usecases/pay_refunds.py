@@ -7,42 +7,51 @@ twice: a game's decision is stored in the same commit as the refund it pays (the
 state, over the version read, and their refund event), a decision already stored is skipped,
 and a victim who played meanwhile makes that one refund read their state again. The progress
 save is conditioned on the save before: of two runs of the same step, one saves and the other
-learns it was overtaken (WriteConflict) and stops.
+learns it was overtaken and stops (`ratings.service.jobs.RunJob`).
 """
 
 import contextlib
+import functools
 from collections.abc import Sequence
 
 from ratings.rules import Ladder
 from ratings.rules.refunds import GAME_GONE, Victim, refund_for
 from ratings.service.errors import AlreadyStored
+from ratings.service.jobs import JobKind
 from ratings.service.ladders import Ladders
 from ratings.service.player import Player
-from ratings.service.ports import SanctionStore, Writes
+from ratings.service.ports import JobRecords, SanctionStore, Writes
 from ratings.service.retries import Retrier
 from ratings.service.sanction_documents import refund_event
 from ratings.service.sanction_records import (
     REFUND_EVENT,
+    SANCTION,
     GameAgainst,
     RefundDecision,
     RefundProgress,
     RefundReads,
     Sanction,
     opponent_in,
+    sanction_job_id,
 )
 from ratings.service.settings import Clock, Settings
-from ratings.service.stored import PlayerEvent
+from ratings.service.stored import Job, PlayerEvent
 
 #: Games decided per step: one page read, one batched read, then one commit per refund.
 GAMES_PER_STEP = 25
 
 
-class PayRefunds:
+class PayRefunds(JobKind):
+    """The sanction job kind: each step decides the next page of games."""
+
+    kind = SANCTION
+
     def __init__(
         self,
         ladders: Ladders,
         sanctions: SanctionStore,
         writes: Writes,
+        jobs: JobRecords,
         retrier: Retrier,
         clock: Clock,
         settings: Settings,
@@ -51,49 +60,44 @@ class PayRefunds:
         self.ladders = ladders
         self.sanctions = sanctions
         self.writes = writes
+        self.jobs = jobs
         self.retrier = retrier
         self.clock = clock
         self.settings = settings
         self.games_per_step = games_per_step
 
-    def step(self, ladder_id: str, sanction_id: str) -> Sanction | None:
-        """Decide the next page of games and save the progress: the sanction as saved (done
-        once no game is left), or None when no such sanction is stored.
-
-        Raises WriteConflict when another run saved this step's progress first."""
-        ladder = self.ladders.get(ladder_id)
-        sanction = self.sanctions.get_sanction(ladder.ladder_id, sanction_id)
-        if sanction is None or sanction.done:
-            return sanction
+    def step(self, job: Job) -> Job:
+        """Decide the next page of the sanction's games: the job after it (done once no
+        game is left). The runner saves it over the version `job` came with."""
+        sanction = Sanction.of_job(job)
+        ladder = self.ladders.get(sanction.ladder)
         progress = sanction.progress
         window = sanction.window
         if window is None or progress.phase >= len(sanction.played_as):
             advanced = RefundProgress(len(sanction.played_as))
         else:
+            player_id = sanction.played_as[progress.phase]
             page = self.sanctions.games_against(
-                ladder.ladder_id,
-                sanction.played_as[progress.phase],
-                window,
-                progress.after,
-                self.games_per_step,
+                ladder.ladder_id, player_id, window, progress.after, self.games_per_step
             )
-            self.decide(ladder, sanction, sanction.played_as[progress.phase], page.games)
+            self.decide(ladder, sanction, player_id, page.games)
             if page.more and page.games:
                 last = page.games[-1]
                 advanced = RefundProgress(progress.phase, (last.played_at, last.game_id))
             else:
                 advanced = RefundProgress(progress.phase + 1)
         finished = self.clock() if advanced.phase >= len(sanction.played_as) else None
-        saved = sanction.advanced(advanced, finished_at=finished)
-        self.sanctions.save_progress(saved)
-        return saved
+        return sanction.advanced(advanced, finished_at=finished).job()
 
     def run(self, ladder_id: str, sanction_id: str) -> Sanction | None:
-        """Every step until the sanction is done (tests and tools; the worker steps)."""
+        """Every step of the sanction's job, each saved, until it is done (tests and tools;
+        the worker runs jobs with `RunJob`). None when no such sanction is stored."""
+        job_id = sanction_job_id(ladder_id, sanction_id)
         while True:
-            sanction = self.step(ladder_id, sanction_id)
-            if sanction is None or sanction.done:
-                return sanction
+            job = self.jobs.get_job(SANCTION, job_id)
+            if job is None or not job.pending:
+                return None if job is None else Sanction.of_job(job)
+            self.jobs.save_job(self.retrier.run("sanction step", functools.partial(self.step, job)))
 
     def decide(
         self, ladder: Ladder, sanction: Sanction, player_id: str, games: Sequence[GameAgainst]

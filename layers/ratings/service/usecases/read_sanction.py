@@ -5,7 +5,7 @@ from ratings.service.inputs import require_id
 from ratings.service.ladders import Ladders
 from ratings.service.ports import SanctionStore
 from ratings.service.sanction_documents import sanction_answer
-from ratings.service.sanction_records import Sanction
+from ratings.service.sanction_records import Sanction, SanctionView
 from ratings.service.stored import JsonObject
 
 
@@ -16,13 +16,14 @@ class ReadSanction:
 
     def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
         ladder = self.ladders.get(ladder_id)
-        sanction = self.stored(ladder.ladder_id, sanction_id)
-        return sanction_answer(sanction, self.sanctions.decisions(ladder.ladder_id, sanction_id))
+        sanction, view = self.stored(ladder.ladder_id, sanction_id)
+        return sanction_answer(sanction, view.decisions)
 
-    def stored(self, ladder_id: str, sanction_id: str) -> Sanction:
-        """The sanction as stored; NotFound when there is none (a malformed id: refused)."""
+    def stored(self, ladder_id: str, sanction_id: str) -> tuple[Sanction, SanctionView]:
+        """The sanction as stored, and its decisions; NotFound when there is none (a
+        malformed id: refused)."""
         require_id(sanction_id, "sanction_id")
-        sanction = self.sanctions.get_sanction(ladder_id, sanction_id)
-        if sanction is None:
+        view = self.sanctions.read_sanction(ladder_id, sanction_id)
+        if view.sanction is None:
             raise NotFound(f"sanction {sanction_id!r} does not exist in ladder {ladder_id!r}")
-        return sanction
+        return view.sanction, view

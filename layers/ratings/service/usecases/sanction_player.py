@@ -11,11 +11,17 @@ from datetime import datetime
 
 from ratings.rules import Ladder
 from ratings.rules.refunds import refund_window
-from ratings.service.errors import AlreadySanctioned, AlreadyStored, SanctionConflict, WriteConflict
+from ratings.service.errors import (
+    AlreadySanctioned,
+    AlreadyStored,
+    RetryLater,
+    SanctionConflict,
+    WriteConflict,
+)
 from ratings.service.inputs import SanctionInput, parse_sanction
 from ratings.service.ladders import Ladders
 from ratings.service.player_reads import players_of
-from ratings.service.ports import SanctionStore, Writes
+from ratings.service.ports import JobQueue, SanctionStore, Writes
 from ratings.service.results import Submitted
 from ratings.service.retries import Retrier
 from ratings.service.sanction_documents import sanction_answer
@@ -29,6 +35,7 @@ class SanctionPlayer:
         ladders: Ladders,
         sanctions: SanctionStore,
         writes: Writes,
+        queue: JobQueue,
         retrier: Retrier,
         clock: Clock,
         settings: Settings,
@@ -37,6 +44,7 @@ class SanctionPlayer:
         self.sanctions = sanctions
         # Reads the state of an account reached through a link.
         self.writes = writes
+        self.queue = queue
         self.retrier = retrier
         self.clock = clock
         self.settings = settings
@@ -46,9 +54,20 @@ class SanctionPlayer:
         ladder = self.ladders.get(ladder_id)
         sent = parse_sanction(body, self.settings.history_retention.days)
         now = self.clock()
-        return self.retrier.run("sanction", lambda: self._attempt(ladder, sent, now))
+        sanction, answer = self.retrier.run("sanction", lambda: self._attempt(ladder, sent, now))
+        if not sanction.done:
+            try:
+                self.queue.send(sanction.job().message)
+            except Exception as error:
+                raise RetryLater(
+                    "the sanction is recorded (the player is off the ladder) but its refunds "
+                    "could not be queued; send the same request again"
+                ) from error
+        return answer
 
-    def _attempt(self, ladder: Ladder, sent: SanctionInput, now: datetime) -> Submitted:
+    def _attempt(
+        self, ladder: Ladder, sent: SanctionInput, now: datetime
+    ) -> tuple[Sanction, Submitted]:
         reads = self.sanctions.read_for_sanction(ladder.ladder_id, sent.sanction_id, sent.player_id)
         if reads.sanction is not None:
             return self._repeated(reads.sanction, sent)
@@ -82,14 +101,15 @@ class SanctionPlayer:
         except AlreadyStored:
             # Made meanwhile (a concurrent copy of this request, or another): read again.
             raise WriteConflict(sent.sanction_id) from None
-        return Submitted(sanction_answer(sanction, []), created=True)
+        return sanction, Submitted(sanction_answer(sanction, []), created=True)
 
-    def _repeated(self, sanction: Sanction, sent: SanctionInput) -> Submitted:
+    def _repeated(self, sanction: Sanction, sent: SanctionInput) -> tuple[Sanction, Submitted]:
         if sanction.fingerprint != sent.fingerprint:
             raise SanctionConflict(
                 f"sanction_id {sent.sanction_id!r} was already used with other content in "
                 f"ladder {sanction.ladder!r}; send the same content to read it, or use a new "
                 "sanction_id"
             )
-        decisions = self.sanctions.decisions(sanction.ladder, sanction.sanction_id)
-        return Submitted(sanction_answer(sanction, decisions), created=False)
+        view = self.sanctions.read_sanction(sanction.ladder, sanction.sanction_id)
+        current = view.sanction or sanction
+        return current, Submitted(sanction_answer(current, view.decisions), created=False)

@@ -48,7 +48,7 @@ def commit_created(
         table,
         [
             Tx(created, RatingsItem.pk.does_not_exist(), AlreadyStored),
-            *_state_puts(table, players),
+            *state_puts(table, players),
             *(Tx(event_item(event), None, WriteConflict) for event in events),
         ],
     )
@@ -65,12 +65,12 @@ def commit_link(table: BoundTable, link: Link, players: Sequence[Player]) -> Non
             # Neither id may already be linked the other way round.
             Tx(LinkItem(link_key(account), ANON_SK, other_id=""), free, AlreadyStored, True),
             Tx(LinkItem(link_key(anonymous), ACCOUNT_SK, other_id=""), free, AlreadyStored, True),
-            *_state_puts(table, players),
+            *state_puts(table, players),
         ],
     )
 
 
-def _state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[Tx]:
+def state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[Tx]:
     for player in players:
         item = state_item_of(player)
         # The leaderboard index is sparse: listed players with a ranked game only.

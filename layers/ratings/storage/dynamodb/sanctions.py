@@ -3,18 +3,15 @@ sanction), the sanctioned player's games on the `ranked_by_time` index, and the 
 one TransactWriteItems whose conditions make every step safe to repeat."""
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
-from pynamodb.expressions.condition import Condition
-from pynamodb.expressions.update import Action
-from pynamodb.transactions import TransactWrite
+from pynamodb.exceptions import PutError
 
 from ratings.rules.refunds import Window
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import SanctionStore
 from ratings.service.sanction_records import (
+    SANCTION,
     GameAgainst,
     GamePosition,
     GamesPage,
@@ -22,11 +19,14 @@ from ratings.service.sanction_records import (
     RefundReads,
     Sanction,
     SanctionReads,
+    SanctionView,
     opponents_undecided,
+    sanction_job_id,
 )
 from ratings.service.stored import GAME_EVENT, PlayerEvent, StoredGame
 from ratings.storage.dynamodb import commits
-from ratings.storage.dynamodb.errors import raise_for_cancelled, transient_as_storage_error
+from ratings.storage.dynamodb.commits import Tx
+from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
@@ -36,30 +36,31 @@ from ratings.storage.dynamodb.layout import (
     STATE_SK,
     BoundTable,
     GameItem,
+    JobItem,
     LinkItem,
     RatingsItem,
     StateItem,
     event_item,
     event_sort_key,
     game_key,
+    job_item,
+    job_key,
+    job_of,
     link_key,
     player_key,
     player_of,
     stored_game_of,
 )
 from ratings.storage.dynamodb.sanction_layout import (
-    DECISION_SK_PREFIX,
-    SANCTION_SK,
+    LIFT_SK,
     DecisionItem,
-    SanctionItem,
+    LiftItem,
     decision_item,
     decision_of,
     decision_sort_key,
     pointer_item,
     position_text,
-    sanction_item,
     sanction_key,
-    sanction_of,
 )
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
@@ -67,60 +68,60 @@ from ratings.timestamps import format_utc_millis, parse_utc_millis
 _AFTER_ANY_ID = "#~"
 
 
-class _Op(NamedTuple):
-    """One item of a transaction, with what its failed condition would mean."""
-
-    item: RatingsItem
-    condition: Condition | None
-    on_fail: type[Exception]
-    #: Update actions; None: the item is put whole.
-    actions: Sequence[Action] | None = None
-
-
 class DynamoSanctions(SanctionStore):
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 
     def read_for_sanction(self, ladder: str, sanction_id: str, player_id: str) -> SanctionReads:
+        record = job_key(SANCTION, sanction_job_id(ladder, sanction_id))
         keys = [
-            (sanction_key(ladder, sanction_id), SANCTION_SK),
+            record,
+            (record[0], LIFT_SK),
             (player_key(ladder, player_id), STATE_SK),
             (link_key(player_id), ANON_SK),
             (link_key(player_id), ACCOUNT_SK),
         ]
-        sanction = account_of = anonymous_of = None
+        job = lifted_at = account_of = anonymous_of = None
         states: dict[str, Player] = {}
         for item in self._table.batch_get(keys):
-            if isinstance(item, SanctionItem):
-                sanction = sanction_of(item)
+            if isinstance(item, JobItem):
+                job = job_of(item)
+            elif isinstance(item, LiftItem):
+                lifted_at = parse_utc_millis(item.lifted_at)
             elif isinstance(item, StateItem):
                 states[item.player_id] = player_of(item)
             elif isinstance(item, LinkItem) and item.sk == ANON_SK:
                 account_of = item.other_id
             elif isinstance(item, LinkItem):
                 anonymous_of = item.other_id
+        sanction = None if job is None else Sanction.of_job(job, lifted_at)
         return SanctionReads(sanction, account_of, anonymous_of, states)
 
-    def get_sanction(self, ladder: str, sanction_id: str) -> Sanction | None:
-        item = self._table.get(sanction_key(ladder, sanction_id), SANCTION_SK)
-        return sanction_of(item) if isinstance(item, SanctionItem) else None
-
-    def decisions(self, ladder: str, sanction_id: str) -> Sequence[RefundDecision]:
+    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
+        # One partition holds the record, the lift and the decisions: one Query (paginated
+        # past 1 MB, some 5,000 decisions).
+        job = lifted_at = None
         found: list[RefundDecision] = []
         start_key = None
         while True:
             response = self._table.query(
                 sanction_key(ladder, sanction_id),
-                range_key_condition=RatingsItem.sk.startswith(DECISION_SK_PREFIX),
                 consistent_read=True,
                 exclusive_start_key=start_key,
             )
             for raw in response.get("Items", []):
-                item = DecisionItem.from_raw_data(raw)
-                found.append(decision_of(ladder, sanction_id, item))
+                item = RatingsItem.from_raw_data(raw)
+                if isinstance(item, DecisionItem):
+                    found.append(decision_of(ladder, sanction_id, item))
+                elif isinstance(item, JobItem):
+                    job = job_of(item)
+                elif isinstance(item, LiftItem):
+                    lifted_at = parse_utc_millis(item.lifted_at)
             start_key = response.get("LastEvaluatedKey")
             if not start_key:
-                return found
+                break
+        sanction = None if job is None else Sanction.of_job(job, lifted_at)
+        return SanctionView(sanction, found)
 
     def games_against(
         self,
@@ -191,20 +192,22 @@ class DynamoSanctions(SanctionStore):
     def commit_sanction(self, sanction: Sanction, player: Player) -> None:
         self._transact(
             [
-                _Op(sanction_item(sanction), RatingsItem.pk.does_not_exist(), AlreadyStored),
+                Tx(job_item(sanction.job()), RatingsItem.pk.does_not_exist(), AlreadyStored),
                 *self._state_puts([player]),
-                _Op(pointer_item(sanction), None, WriteConflict),
+                Tx(pointer_item(sanction), None, WriteConflict),
             ]
         )
 
     def commit_lift(self, sanction: Sanction, player: Player | None) -> None:
         assert sanction.lifted_at is not None
-        record = SanctionItem(sanction_key(sanction.ladder, sanction.sanction_id), SANCTION_SK)
-        not_lifted = RatingsItem.pk.exists() & SanctionItem.lifted_at.does_not_exist()
-        lift = [SanctionItem.lifted_at.set(format_utc_millis(sanction.lifted_at))]
+        lift = LiftItem(
+            sanction_key(sanction.ladder, sanction.sanction_id),
+            LIFT_SK,
+            lifted_at=format_utc_millis(sanction.lifted_at),
+        )
         self._transact(
             [
-                _Op(record, not_lifted, AlreadyStored, lift),
+                Tx(lift, RatingsItem.pk.does_not_exist(), AlreadyStored),
                 *self._state_puts([] if player is None else [player]),
             ]
         )
@@ -212,9 +215,9 @@ class DynamoSanctions(SanctionStore):
     def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
         self._transact(
             [
-                _Op(decision_item(decision), RatingsItem.pk.does_not_exist(), AlreadyStored),
+                Tx(decision_item(decision), RatingsItem.pk.does_not_exist(), AlreadyStored),
                 *self._state_puts([victim]),
-                _Op(event_item(event), None, WriteConflict),
+                Tx(event_item(event), None, WriteConflict),
             ]
         )
 
@@ -227,50 +230,8 @@ class DynamoSanctions(SanctionStore):
                     raise AlreadyStored(decision.game_id) from error
                 raise
 
-    def save_progress(self, sanction: Sanction) -> None:
-        record = SanctionItem(sanction_key(sanction.ladder, sanction.sanction_id), SANCTION_SK)
-        after = position_text(sanction.progress.after)
-        completed = sanction.completed_at
-        actions: list[Action] = [
-            SanctionItem.status.set(sanction.status),
-            SanctionItem.progress_phase.set(sanction.progress.phase),
-            SanctionItem.progress_version.set(sanction.progress_version),
-            SanctionItem.progress_after.remove()
-            if after is None
-            else SanctionItem.progress_after.set(after),
-        ]
-        if completed is not None:
-            actions.append(SanctionItem.completed_at.set(format_utc_millis(completed)))
-        previous = SanctionItem.progress_version == sanction.progress_version - 1
-        with transient_as_storage_error():
-            try:
-                record.update(actions, condition=previous)
-            except UpdateError as error:
-                if error.cause_response_code == "ConditionalCheckFailedException":
-                    raise WriteConflict(sanction.sanction_id) from error
-                raise
+    def _state_puts(self, players: Sequence[Player]) -> list[Tx]:
+        return list(commits.state_puts(self._table, players))
 
-    def _state_puts(self, players: Sequence[Player]) -> list[_Op]:
-        return [
-            _Op(tx.item, tx.condition, tx.on_fail)
-            for tx in commits._state_puts(self._table, players)
-        ]
-
-    def _transact(self, operations: Sequence[_Op]) -> None:
-        # pynamodb sends puts before updates, and DynamoDB reports one cancellation reason
-        # per item in the order sent: keep `operations` in that order to match them.
-        operations = sorted(operations, key=lambda operation: operation.actions is not None)
-        try:
-            with TransactWrite(connection=self._table.connection) as transaction:
-                for operation in operations:
-                    if operation.actions is None:
-                        transaction.save(operation.item, condition=operation.condition)
-                    else:
-                        transaction.update(
-                            operation.item,
-                            list(operation.actions),
-                            condition=operation.condition,
-                        )
-        except TransactWriteError as error:
-            failed = [operation.on_fail(operation.item.pk) for operation in operations]
-            raise_for_cancelled(error, failed)
+    def _transact(self, operations: Sequence[Tx]) -> None:
+        commits.transact(self._table, operations)
