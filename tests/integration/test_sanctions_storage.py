@@ -2,11 +2,14 @@
 DynamoDB, the window's ends and pages, each commit's conditions (nothing stored when one
 fails), what lands in the table, a victim's concurrent game, and the requests a step sends."""
 
+import threading
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from support.dynamodb import RequestCounter, raw_items
+from support.engines import ratings_table, running_engine
 from support.games import DAY, HOUR, MINUTE, MS, NOW, FixedClock, game
 from support.sanctions import sanction
 from support.services import rating_service
@@ -334,6 +337,52 @@ def test_a_victims_game_committed_between_the_refunds_read_and_commit_is_kept(
     assert service.get_game(LADDER, "g-2")["players"][0]["rating_after"] == 1500
     assert service.get_player(LADDER, "alice")["rating"] == 1516
     assert service.retries >= 1
+
+
+@pytest.fixture
+def amazon_engine(request: pytest.FixtureRequest, table_name: str) -> Iterator[DynamoStorage]:
+    """The adapter on a fresh template table of DynamoDB Local."""
+    with running_engine("dynamodb_local", request) as engine, ratings_table(engine, table_name):
+        yield engine.storage(table_name)
+
+
+def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
+    amazon_engine: DynamoStorage, clock: FixedClock
+) -> None:
+    # On Amazon's engine only: moto's in-process backend is not safe for concurrent clients
+    # (it loses writes and breaks iterating its dicts), DynamoDB Local serializes them as
+    # DynamoDB does.
+    service = rating_service(amazon_engine, clock)
+    victims = [f"v{index}" for index in range(4)]
+    for index, victim in enumerate(victims * 2):
+        at = NOW - HOUR + index * MINUTE
+        service.submit_game(LADDER, game(f"g-{index}", "mallory", victim, played_at=at))
+    service.sanction_player(LADDER, sanction())
+    service.pay_refunds.games_per_step = 3
+    errors: list[BaseException] = []
+
+    def keep_playing(victim: str) -> None:
+        try:
+            for number in range(5):
+                body = game(f"{victim}-p{number}", victim, f"{victim}-r", played_at=NOW - MINUTE)
+                service.submit_game(LADDER, body)
+        except BaseException as error:  # a thread cannot fail the test: reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=keep_playing, args=(victim,)) for victim in victims]
+    for thread in threads:
+        thread.start()
+    service.pay_refunds.run(LADDER, "s-1")
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert len(service.get_sanction(LADDER, "s-1")["refunds"]) == 8
+    for victim in victims:
+        events = service.get_history(LADDER, victim)["events"]
+        assert len(events) == 2 + 2 + 5
+        rating = service.get_player(LADDER, victim)["rating"]
+        assert 1500 + sum(event["delta"] for event in events) == rating
 
 
 # Requests -----------------------------------------------------------------------------------
