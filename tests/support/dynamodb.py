@@ -99,19 +99,25 @@ class InterleavingWrites(DynamoWrites):
         self._interleave = interleave
 
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
     ) -> None:
         self._interleave()
-        super().commit_game(game, players, events)
+        super().commit_game(game, players, events, unchanged)
 
     def commit_tournament(
         self,
         tournament: StoredTournament,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
         self._interleave()
-        super().commit_tournament(tournament, players, events)
+        super().commit_tournament(tournament, players, events, unchanged, podium_ids)
 
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
         self._interleave()

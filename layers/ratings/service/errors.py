@@ -114,6 +114,19 @@ class RetryLater(ServiceError):
     disposition = Disposition.RETRY_LATER
 
 
+class PlayerErasing(RetryLater):
+    """A player of the request is being erased: once the erasure is done, the same request
+    meets a player never seen (a retry of a game already stored is answered as ever)."""
+
+    code = "erasure_pending"
+
+    def __init__(self, player_id: str) -> None:
+        super().__init__(
+            f"player {player_id!r} is being erased; retry later (once the erasure is done the "
+            "id starts afresh)"
+        )
+
+
 # The storage ports' errors ------------------------------------------------------------------
 # A use case retries the first two itself; left over, they are transient for the caller, who
 # is told so in general words (their own are the store's, for the logs).
@@ -175,6 +188,7 @@ __all__ = [
     "InvalidInput",
     "NotFound",
     "NotRanked",
+    "PlayerErasing",
     "RetryLater",
     "SanctionConflict",
     "ServiceError",

@@ -18,8 +18,9 @@ from ratings.service.ports import JobQueue, Storage
 from ratings.service.retries import Retrier, RetryPolicy
 from ratings.service.settings import Clock, Settings, utc_now
 from ratings.service.standing import Ranking
-from ratings.service.stored import JsonObject
+from ratings.service.stored import ERASURE, JsonObject
 from ratings.service.usecases.award_podium import AwardPodium
+from ratings.service.usecases.erase_player import ErasePlayer
 from ratings.service.usecases.lift_sanction import LiftSanction
 from ratings.service.usecases.link_identity import LinkIdentity
 from ratings.service.usecases.pay_refunds import PayRefunds
@@ -67,7 +68,9 @@ class RatingService:
         self.get_game = ReadGame(known, storage.results, clock)
         self.get_tournament = ReadTournament(known, storage.results)
         self.get_player = ReadPlayer(known, writes, window, ranking, clock)
-        self.get_history = ReadHistory(known, writes, storage.history, clock)
+        self.get_history = ReadHistory(
+            known, writes, storage.history, clock, settings.history_retention
+        )
         self.get_leaderboard = ReadLeaderboard(known, writes, storage.leaderboard, ranking)
         self.refresh_standings = RefreshStandings(known, writes, storage.ranks, clock)
         # Moderation, and the background jobs it queues: a kind is a module with its step;
@@ -86,7 +89,10 @@ class RatingService:
             known, storage.jobs, storage.erasures, jobs, retrier, clock
         )
         self.get_erasure = ReadErasure(storage.jobs)
-        kinds: dict[str, JobKind] = {self.pay_refunds.kind: self.pay_refunds}
+        kinds: dict[str, JobKind] = {
+            ERASURE: ErasePlayer(known, storage.erasures, clock),
+            self.pay_refunds.kind: self.pay_refunds,
+        }
         self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)
         self._ladders = ladders
 

@@ -39,6 +39,9 @@ class Player(NamedTuple):
     #: The end of the refund window of the player's last sanction in this ladder (kept after
     #: it is lifted): a later sanction refunds only games played after it.
     refunded_until: datetime | None = None
+    #: The player is being erased (`usecases.erase_player`): no game, podium or link may
+    #: change this state, and it is on no leaderboard, until the erasure deletes it.
+    erasing: bool = False
 
     @property
     def stored(self) -> bool:
@@ -50,9 +53,11 @@ class Player(NamedTuple):
 
     @property
     def on_the_board(self) -> bool:
-        """Whether the leaderboard lists the player: a ranked game, not a linked id, and not
-        under a sanction."""
-        return self.ranked_games > 0 and self.listed and self.sanction_id is None
+        """Whether the leaderboard lists the player: a ranked game, and neither a linked id,
+        nor under a sanction, nor being erased."""
+        return (
+            self.ranked_games > 0 and self.listed and self.sanction_id is None and not self.erasing
+        )
 
     @property
     def replaces_version(self) -> int:
@@ -107,6 +112,12 @@ class Player(NamedTuple):
         committed meanwhile (or one in flight, which then conflicts and re-reads the link)
         can never be lost to the account."""
         return self._replace(version=self.version + 1, listed=False)
+
+    def marked_erasing(self) -> "Player":
+        """This state (or the starting state of a player never stored) marked as being
+        erased: stored over the version read, so a write that read before the mark cannot
+        commit after it."""
+        return self._replace(version=self.version + 1, erasing=True)
 
     def absorbing(self, anonymous: "Player") -> "Player":
         """This account's state once it takes over `anonymous`'s rating and ranked games."""

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from ratings.rules import InvalidInput, Ladder, Ruleset
+from ratings.service.errors import PlayerErasing
 from ratings.service.player import Player
 from ratings.service.ports import Writes
 
@@ -44,6 +45,13 @@ def players_of(
             player = Player(ladder.ladder_id, player_id, ladder.starting_rating)
         players.append(player)
     return players
+
+
+def refuse_erasing(players: Sequence[Player]) -> None:
+    """PlayerErasing when one of `players` is being erased (a write must wait for it)."""
+    for player in players:
+        if player.erasing:
+            raise PlayerErasing(player.player_id)
 
 
 class RecentWindow(NamedTuple):

@@ -42,6 +42,8 @@ from ratings.service.sanction_records import (
     SanctionView,
 )
 from ratings.service.stored import (
+    ErasedIdentity,
+    EventKey,
     EventPosition,
     GameReads,
     HistoryPage,
@@ -51,7 +53,10 @@ from ratings.service.stored import (
     Link,
     LinkReads,
     PlayerEvent,
+    PlayerItem,
     PodiumReads,
+    Pseudonymized,
+    References,
     Standings,
     StoredGame,
     StoredTournament,
@@ -79,7 +84,8 @@ class Writes(ABC):
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
     ) -> LinkReads:
-        """Existing links of both ids and both ids' states in each of `ladders`."""
+        """Existing links of both ids, both ids' states in each of `ladders`, and which of
+        them has an erasure pending."""
 
     @abstractmethod
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
@@ -97,9 +103,15 @@ class Writes(ABC):
 
     @abstractmethod
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
     ) -> None:
-        """Store the game, the players' new states and the events together, or nothing.
+        """Store the game, the players' new states and the events together, or nothing; and
+        only while each of `unchanged` (states read, not written) is still at its version
+        (version 0: none stored).
 
         Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
         version moved, TransientStorageError when the store asks to slow down.
@@ -111,14 +123,20 @@ class Writes(ABC):
         tournament: StoredTournament,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
-        """Like commit_game, for a tournament's podium awards."""
+        """Like commit_game, for a tournament's podium awards; with a pointer to the
+        tournament for each of `podium_ids` (the players its awards name), kept for good like
+        the tournament."""
 
     @abstractmethod
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
-        """Record the link both ways and the states it moves, or nothing.
+        """Record the link both ways and the states it moves, or nothing; only while neither
+        id has an erasure pending.
 
-        Raises AlreadyStored when either side is linked already, WriteConflict as above.
+        Raises AlreadyStored when either side is linked already, WriteConflict as above (an
+        erasure requested meanwhile included).
         """
 
     @abstractmethod
@@ -278,6 +296,45 @@ class ErasureWrites(ABC):
 
         Raises AlreadyLinked when it is linked, AlreadyStored when a record was stored
         meanwhile (version 1), WriteConflict when the stored one moved."""
+
+    @abstractmethod
+    def read_identity(self, player_id: str, ladders: Sequence[str]) -> ErasedIdentity:
+        """The player's links, and their states and the absorbed id's in each of `ladders`
+        (strongly consistent)."""
+
+    @abstractmethod
+    def mark(self, players: Sequence[Player]) -> None:
+        """Store the marked states together, each over the version it came from (none
+        stored for version 1); WriteConflict (and nothing stored) when one moved."""
+
+    @abstractmethod
+    def player_items(self, ladder: str, player_id: str, limit: int) -> Sequence[PlayerItem]:
+        """The first `limit` of the player's own items in the ladder, its state aside:
+        strongly consistent, expired ones included (TTL deletes late)."""
+
+    @abstractmethod
+    def read_references(
+        self,
+        ladder: str,
+        game_ids: Sequence[str],
+        tournament_ids: Sequence[str],
+        events: Sequence[EventKey],
+    ) -> References:
+        """The games, tournaments and events named, as stored (strongly consistent)."""
+
+    @abstractmethod
+    def pseudonymize(self, ladder: str, rewrite: Pseudonymized) -> None:
+        """Store all of `rewrite` at once (at most 100 items), or nothing: WriteConflict
+        when a game or tournament moved past the revision read, or an event is gone."""
+
+    @abstractmethod
+    def unlink(self, links: Sequence[Link]) -> None:
+        """Delete both sides of each link (those already gone are no matter)."""
+
+    @abstractmethod
+    def delete_states(self, players: Sequence[Player]) -> None:
+        """Delete the states together, each only while at the version given (or already
+        gone); WriteConflict (and nothing deleted) when one moved."""
 
 
 class JobQueue(ABC):

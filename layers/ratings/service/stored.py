@@ -6,6 +6,7 @@ NamedTuples rather than frozen dataclasses: as immutable and comparable, but not
 generated for them while a Lambda cold-starts (docs/performance.md).
 """
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
@@ -27,7 +28,8 @@ class PlayerEvent(NamedTuple):
     """One line of a player's history: a game (ranked or not) or a podium bonus.
 
     Ranked games are what the recent-games window counts, by `at` (the game's played_at).
-    `expires_at` is when the store may drop the record; reads never rely on it.
+    `expires_at` is when the store may drop the record; reads never rely on it (a history
+    shows an event for the history retention after its `at`).
     """
 
     ladder: str
@@ -49,7 +51,14 @@ class PlayerEvent(NamedTuple):
         ranked: bool,
         body: JsonObject,
         kept_for: timedelta,
+        kept_until: datetime | None = None,
     ) -> "PlayerEvent":
+        """A game's event, kept `kept_for` after the game, and at least until `kept_until`
+        (its game record's expiry: while the record names the player, so does an event of
+        theirs, where an erasure finds it)."""
+        expires_at = played_at + kept_for
+        if kept_until is not None:
+            expires_at = max(expires_at, kept_until)
         return cls(
             ladder=player.ladder,
             player_id=player.player_id,
@@ -58,7 +67,7 @@ class PlayerEvent(NamedTuple):
             ref_id=game_id,
             ranked=ranked,
             body=body,
-            expires_at=played_at + kept_for,
+            expires_at=expires_at,
         )
 
     @classmethod
@@ -101,6 +110,9 @@ class StoredGame(NamedTuple):
     fingerprint: str
     result: JsonObject
     expires_at: datetime
+    #: Rewrites of the result since it was stored (an erasure replaces ids by pseudonyms);
+    #: a rewrite is stored only over the revision it read.
+    revision: int = 0
 
 
 class StoredTournament(NamedTuple):
@@ -108,6 +120,7 @@ class StoredTournament(NamedTuple):
     tournament_id: str
     fingerprint: str
     result: JsonObject
+    revision: int = 0
 
 
 class Link(NamedTuple):
@@ -163,6 +176,8 @@ class LinkReads(NamedTuple):
     anonymous_absorbed: str | None
     #: (ladder, player id) -> state, for both ids in every ladder asked for.
     states: Mapping[tuple[str, str], Player] = MappingProxyType({})
+    #: Those of the two ids whose erasure is pending (no link may change them meanwhile).
+    erasing: tuple[str, ...] = ()
 
 
 # Background jobs ---------------------------------------------------------------------------
@@ -241,3 +256,72 @@ class JobMessage(NamedTuple):
         if not isinstance(job_id, str) or not job_id:
             raise InvalidInput("job_id", "job_id must be the id of a job")
         return cls(kind, job_id)
+
+
+#: The job kind of an erasure (`usecases.request_erasure`, `usecases.erase_player`).
+ERASURE = "erasure"
+
+
+def erasure_id(player_id: str) -> str:
+    """The id of the erasure job of `player_id`: its SHA-256, so the record names no id."""
+    return hashlib.sha256(player_id.encode()).hexdigest()
+
+
+# What erasing a player reads and writes ----------------------------------------------------
+
+#: The kind of a player's pointer to a tournament whose awards name them (`PlayerItem.kind`).
+AWARD_POINTER = "award"
+
+
+class PlayerItem(NamedTuple):
+    """One item of a player's own records in a ladder, as an erasure reads them: a history
+    event (`event`), a pointer to a tournament whose awards name the player, or any other
+    item stored under the player (which the erasure deletes as it is)."""
+
+    ladder: str
+    player_id: str
+    #: GAME_EVENT, PODIUM_EVENT, AWARD_POINTER, or the stored item's own kind.
+    kind: str
+    #: The game's or tournament's id (empty for other items).
+    ref_id: str
+    #: The storage's own name of the item within the player's records (what deletes it).
+    key: str
+    event: "PlayerEvent | None" = None
+
+
+class ErasedIdentity(NamedTuple):
+    """The ids an erasure covers, as stored when it starts."""
+
+    #: The anonymous id the player's account absorbed (linked to it), if any.
+    absorbed_id: str | None
+    #: The account the player is linked to as an anonymous id, if any.
+    linked_to: str | None
+    #: (ladder, player id) -> state, for the player and the absorbed id in each ladder.
+    states: Mapping[tuple[str, str], Player]
+
+
+class EventKey(NamedTuple):
+    """Where a player's event of a game is: the game's players share its `at` and id."""
+
+    player_id: str
+    at: datetime
+    game_id: str
+
+
+class References(NamedTuple):
+    """Other records an erasure rewrites, read together (missing: not, or no more, stored)."""
+
+    games: Mapping[str, StoredGame]
+    tournaments: Mapping[str, StoredTournament]
+    events: Mapping[EventKey, PlayerEvent]
+
+
+class Pseudonymized(NamedTuple):
+    """One step of an erasure's rewriting, stored all at once or not at all: others' records
+    with pseudonyms for the ids (each game and tournament over the revision it read, each
+    event only while it exists), and the player's own items deleted."""
+
+    games: Sequence[StoredGame]
+    tournaments: Sequence[StoredTournament]
+    events: Sequence[PlayerEvent]
+    deleted: Sequence[PlayerItem]

@@ -24,6 +24,7 @@ from ratings.service.ports import (
     Writes,
 )
 from ratings.service.stored import (
+    ERASURE,
     GAME_EVENT,
     EventPosition,
     GameReads,
@@ -37,6 +38,7 @@ from ratings.service.stored import (
     Standings,
     StoredGame,
     StoredTournament,
+    erasure_id,
 )
 from ratings.storage.memory_erasures import InMemoryErasures
 from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
@@ -130,7 +132,14 @@ class InMemoryWrites(Writes):
                 account_linked_to=tables.links.get(account_id),
                 anonymous_absorbed=tables.absorbed.get(anonymous_id),
                 states=states,
+                erasing=tuple(
+                    pid for pid in (anonymous_id, account_id) if self._erasure_pending(pid)
+                ),
             )
+
+    def _erasure_pending(self, player_id: str) -> bool:
+        job = self._tables.job_records.get((ERASURE, erasure_id(player_id)))
+        return job is not None and job.pending
 
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         states = self._tables.states
@@ -153,26 +162,44 @@ class InMemoryWrites(Writes):
         return self._tables.links.get(player_id, player_id)
 
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
     ) -> None:
         games = self._tables.games
-        self.commit_checked(players, events, lambda: _put_new(games, game, game.game_id))
+        self.commit_checked(players, events, lambda: _put_new(games, game, game.game_id), unchanged)
 
     def commit_tournament(
         self,
         tournament: StoredTournament,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
-        tournaments = self._tables.tournaments
-        self.commit_checked(
-            players, events, lambda: _put_new(tournaments, tournament, tournament.tournament_id)
-        )
+        tables = self._tables
+
+        def put_tournament() -> Callable[[], None]:
+            apply = _put_new(tables.tournaments, tournament, tournament.tournament_id)
+
+            def apply_with_pointers() -> None:
+                apply()
+                for player_id in podium_ids:
+                    pointers = tables.awards.setdefault((tournament.ladder, player_id), set())
+                    pointers.add(tournament.tournament_id)
+
+            return apply_with_pointers
+
+        self.commit_checked(players, events, put_tournament, unchanged)
 
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
         tables = self._tables
 
         def put_links() -> Callable[[], None]:
+            if self._erasure_pending(link.anonymous_id) or self._erasure_pending(link.account_id):
+                raise WriteConflict(link.anonymous_id)
             taken = (
                 link.anonymous_id in tables.links
                 or link.account_id in tables.absorbed
@@ -208,6 +235,7 @@ class InMemoryWrites(Writes):
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         check_record: Callable[[], Callable[[], None]],
+        unchanged: Sequence[Player] = (),
     ) -> None:
         """One atomic commit of the fake: `check_record` checks the record the commit
         creates (raising to refuse it) and returns how to store it; then each state's
@@ -218,9 +246,11 @@ class InMemoryWrites(Writes):
             hook()
         with tables.lock:
             apply_record = check_record()
-            for player in players:
+            expected = [(player, player.replaces_version) for player in players]
+            expected += [(player, player.version) for player in unchanged]
+            for player, version in expected:
                 current = tables.states.get((player.ladder, player.player_id))
-                if (current.version if current else 0) != player.replaces_version:
+                if (current.version if current else 0) != version:
                     raise WriteConflict(player.player_id)
             apply_record()
             for player in players:

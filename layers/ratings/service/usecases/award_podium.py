@@ -6,7 +6,7 @@ from ratings.service.errors import AlreadyStored, TournamentConflict, WriteConfl
 from ratings.service.inputs import PodiumInput, parse_podium
 from ratings.service.ladders import Ladders
 from ratings.service.player import Player
-from ratings.service.player_reads import players_of
+from ratings.service.player_reads import players_of, refuse_erasing
 from ratings.service.ports import ResultsView, Writes
 from ratings.service.results import Submitted
 from ratings.service.retries import Retrier
@@ -47,8 +47,10 @@ class AwardPodium:
         if len(set(resolved)) != len(resolved):
             raise InvalidInput("podium", "podium players must be different people (after linking)")
         players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
+        refuse_erasing(players)
         awards: list[JsonObject] = []
         awarded: list[Player] = []
+        unpaid: list[Player] = []
         events: list[PlayerEvent] = []
         at = format_utc_millis(podium.finished_at)
         for (place, submitted_id), player in zip(podium.podium, players, strict=True):
@@ -63,6 +65,7 @@ class AwardPodium:
                 award["submitted_id"] = submitted_id
             awards.append(award)
             if bonus == 0:
+                unpaid.append(player)
                 continue
             after = player.awarded(bonus)
             awarded.append(after)
@@ -91,8 +94,11 @@ class AwardPodium:
             fingerprint=podium.fingerprint,
             result=result,
         )
+        # The award names every podium player, paid or not: each gets a pointer to it (an
+        # erasure finds their awards by it), and the commit holds only over every state read.
+        podium_ids = [player.player_id for player in players]
         try:
-            self.writes.commit_tournament(tournament, awarded, events)
+            self.writes.commit_tournament(tournament, awarded, events, unpaid, podium_ids)
         except AlreadyStored:
             existing = self.results.get_tournament(ladder.ladder_id, podium.tournament_id)
             if existing is None:

@@ -3,7 +3,7 @@ in each ladder where the account has no ranked games (docs/rules.md)."""
 
 from collections.abc import Mapping
 
-from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
+from ratings.service.errors import AlreadyLinked, AlreadyStored, PlayerErasing, WriteConflict
 from ratings.service.inputs import parse_link
 from ratings.service.ladders import Ladders
 from ratings.service.player import Player
@@ -31,6 +31,8 @@ class LinkIdentity:
         reads = self.writes.read_for_link(anonymous_id, account_id, ladder_ids)
         if reads.anonymous_linked_to == account_id:
             return self._repeated(link, reads.states)
+        if reads.erasing:
+            raise PlayerErasing(reads.erasing[0])
         if reads.anonymous_linked_to is not None:
             raise AlreadyLinked(f"anonymous_id {anonymous_id!r} is already linked to an account")
         if reads.account_absorbed is not None:

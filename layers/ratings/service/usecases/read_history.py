@@ -1,5 +1,7 @@
 """Read a player's history: their games and podium bonuses, newest first, page by page."""
 
+from datetime import timedelta
+
 from ratings.service import documents
 from ratings.service.inputs import require_id
 from ratings.service.ladders import Ladders
@@ -11,13 +13,20 @@ from ratings.service.stored import JsonObject, PlayerEvent
 
 class ReadHistory:
     def __init__(
-        self, ladders: Ladders, writes: Writes, history: HistoryView, clock: Clock
+        self,
+        ladders: Ladders,
+        writes: Writes,
+        history: HistoryView,
+        clock: Clock,
+        retention: timedelta,
     ) -> None:
         self.ladders = ladders
         # Resolves a linked anonymous id to its account.
         self.writes = writes
         self.history = history
         self.clock = clock
+        #: Events are shown this long after their time (the store may keep them longer).
+        self.retention = retention
 
     def __call__(
         self, ladder_id: str, player_id: str, limit: object = None, cursor: object = None
@@ -27,15 +36,16 @@ class ReadHistory:
         page_size = page_limit(limit, DEFAULT_HISTORY_LIMIT)
         resolved = self.writes.resolve(player_id)
         after = documents.decode_history_cursor(cursor, ladder.ladder_id, resolved)
-        now = self.clock()
+        shown_since = self.clock() - self.retention
         # One event more than the page, so next_cursor is given only when a next page has
-        # events; expired events (TTL deletes late) are skipped as if already gone.
+        # events; events past the retention (TTL deletes late, and a game's events are kept
+        # as long as its record) are skipped as if already gone.
         events: list[PlayerEvent] = []
         while len(events) <= page_size:
             page = self.history.history(
                 ladder.ladder_id, resolved, page_size + 1 - len(events), after
             )
-            events.extend(event for event in page.events if event.expires_at > now)
+            events.extend(event for event in page.events if event.at > shown_since)
             if not page.more or not page.events:
                 break
             last = page.events[-1]

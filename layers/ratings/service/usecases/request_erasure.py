@@ -8,7 +8,6 @@ is erased at once: its record is stored done. An id erased before, with somethin
 under it again since (a fresh start), is erased again.
 """
 
-import hashlib
 import secrets
 
 from ratings.service.errors import (
@@ -23,19 +22,21 @@ from ratings.service.ladders import Ladders
 from ratings.service.ports import ErasureWrites, JobQueue, JobRecords
 from ratings.service.retries import Retrier
 from ratings.service.settings import Clock
-from ratings.service.stored import DONE, PENDING, Job, JsonObject, Progress
+from ratings.service.stored import (
+    DONE,
+    ERASURE,
+    PENDING,
+    Job,
+    JsonObject,
+    Progress,
+    erasure_id,
+)
 from ratings.timestamps import format_utc_millis
 
-ERASURE = "erasure"
 #: The first phase of an erasure's work (`erase_player`).
 FIRST_PHASE = "mark"
 #: What every pseudonym starts with; a random token follows (it names nobody).
 PSEUDONYM_PREFIX = "erased-"
-
-
-def erasure_id(player_id: str) -> str:
-    """The erasure's job id: the player id's SHA-256, so the record names no id."""
-    return hashlib.sha256(player_id.encode()).hexdigest()
 
 
 def new_pseudonym() -> str:

@@ -15,7 +15,7 @@ from ratings.service import documents
 from ratings.service.errors import AlreadyStored, GameConflict, WriteConflict
 from ratings.service.game_rating import evaluate, why_unranked
 from ratings.service.ladders import Ladders
-from ratings.service.player_reads import RecentWindow, players_of, resolve_pair
+from ratings.service.player_reads import RecentWindow, players_of, refuse_erasing, resolve_pair
 from ratings.service.ports import ResultsView, Writes
 from ratings.service.results import Submitted
 from ratings.service.retries import Retrier
@@ -60,6 +60,7 @@ class SubmitGame:
         check_age(game.played_at, now, "played_at")
         resolved = resolve_pair(ids, reads.links)
         players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
+        refuse_erasing(players)
         reason = why_unranked(game, players)
         states = [
             player.before_game(
@@ -74,6 +75,13 @@ class SubmitGame:
                 player.rated(change.rating_after)
                 for player, change in zip(players, rating.players, strict=True)
             ]
+        stored = StoredGame(
+            ladder=ladder.ladder_id,
+            game_id=game.game_id,
+            fingerprint=game.fingerprint,
+            result=result,
+            expires_at=now + self.settings.game_retention,
+        )
         events = [
             PlayerEvent.of_game(
                 player,
@@ -82,18 +90,15 @@ class SubmitGame:
                 ranked=reason is None,
                 body=documents.game_event(result, index, resolved[1 - index]),
                 kept_for=self.settings.history_retention,
+                kept_until=stored.expires_at,
             )
             for index, player in enumerate(players)
         ]
-        stored = StoredGame(
-            ladder=ladder.ladder_id,
-            game_id=game.game_id,
-            fingerprint=game.fingerprint,
-            result=result,
-            expires_at=now + self.settings.game_retention,
-        )
+        # An unranked game writes no state, yet commits only over the states it read: an
+        # erasure that marked one meanwhile must not see the game land after its mark.
+        unchanged = [] if rated else players
         try:
-            self.writes.commit_game(stored, rated, events)
+            self.writes.commit_game(stored, rated, events, unchanged)
         except AlreadyStored:
             existing = self.results.get_game(ladder.ladder_id, game.game_id)
             if existing is None:  # stored and gone again between two reads: try afresh

@@ -12,16 +12,18 @@ from pynamodb.transactions import TransactWrite
 
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
-from ratings.service.stored import Link, PlayerEvent
+from ratings.service.stored import DONE, ERASURE, Link, PlayerEvent, erasure_id
 from ratings.storage.dynamodb.errors import raise_for_cancelled
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
     BoundTable,
+    JobItem,
     LinkItem,
     RatingsItem,
     StateItem,
     event_item,
+    job_key,
     leaderboard_shard,
     link_key,
     state_item_of,
@@ -35,6 +37,12 @@ class Tx(NamedTuple):
     condition: Condition | None
     on_fail: type[Exception]
     check_only: bool = False
+    delete: bool = False
+
+    @property
+    def sent_as(self) -> int:
+        """Where pynamodb sends it: condition checks, then deletes, then puts."""
+        return 0 if self.check_only else 1 if self.delete else 2
 
 
 def commit_created(
@@ -42,16 +50,33 @@ def commit_created(
     created: RatingsItem,
     players: Sequence[Player],
     events: Sequence[PlayerEvent],
+    unchanged: Sequence[Player] = (),
+    also: Sequence[RatingsItem] = (),
 ) -> None:
-    """A result created once (game, tournament), with the states and events it changes."""
+    """A result created once (game, tournament), with the states and events it changes, over
+    the `unchanged` states' versions, with the items `also` (pointers to it)."""
     transact(
         table,
         [
             Tx(created, RatingsItem.pk.does_not_exist(), AlreadyStored),
             *state_puts(table, players),
+            *state_checks(unchanged),
             *(Tx(event_item(event), None, WriteConflict) for event in events),
+            *(Tx(item, None, WriteConflict) for item in also),
         ],
     )
+
+
+def state_checks(players: Sequence[Player]) -> Iterator[Tx]:
+    """Condition checks that each state is still at the version read (0: none stored)."""
+    for player in players:
+        item = state_item_of(player)
+        condition: Condition
+        if player.version == 0:
+            condition = StateItem.pk.does_not_exist()
+        else:
+            condition = StateItem.version == player.version
+        yield Tx(item, condition, WriteConflict, check_only=True)
 
 
 def commit_link(table: BoundTable, link: Link, players: Sequence[Player]) -> None:
@@ -65,12 +90,21 @@ def commit_link(table: BoundTable, link: Link, players: Sequence[Player]) -> Non
             # Neither id may already be linked the other way round.
             Tx(LinkItem(link_key(account), ANON_SK, other_id=""), free, AlreadyStored, True),
             Tx(LinkItem(link_key(anonymous), ACCOUNT_SK, other_id=""), free, AlreadyStored, True),
+            # Neither id may have an erasure pending (requested after the reads).
+            *(_erasure_done_or_none(player_id) for player_id in (anonymous, account)),
             *state_puts(table, players),
         ],
     )
 
 
+def _erasure_done_or_none(player_id: str) -> Tx:
+    pk, sk = job_key(ERASURE, erasure_id(player_id))
+    condition = JobItem.pk.does_not_exist() | (JobItem.status == DONE)
+    return Tx(JobItem(pk, sk), condition, WriteConflict, check_only=True)
+
+
 def state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[Tx]:
+    """Each state stored over the version it came from (none stored for version 1)."""
     for player in players:
         item = state_item_of(player)
         # The leaderboard index is sparse: listed players with a ranked game only.
@@ -86,9 +120,9 @@ def state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[Tx]:
 
 
 def transact(table: BoundTable, operations: Sequence[Tx]) -> None:
-    # pynamodb sends condition checks before puts, and DynamoDB reports one cancellation
-    # reason per item in the order sent: keep `operations` in that order to match them.
-    operations = sorted(operations, key=lambda operation: not operation.check_only)
+    # pynamodb sends condition checks, then deletes, then puts, and DynamoDB reports one
+    # cancellation reason per item in the order sent: keep `operations` in that order.
+    operations = sorted(operations, key=lambda operation: operation.sent_as)
     try:
         with TransactWrite(connection=table.connection) as transaction:
             for operation in operations:
@@ -99,6 +133,8 @@ def transact(table: BoundTable, operations: Sequence[Tx]) -> None:
                         operation.item.sk,
                         condition=operation.condition,
                     )
+                elif operation.delete:
+                    transaction.delete(operation.item, condition=operation.condition)
                 else:
                     transaction.save(operation.item, condition=operation.condition)
     except TransactWriteError as error:

@@ -51,6 +51,7 @@ ANON_SK = "ANON"
 ACCOUNT_SK = "ACCOUNT"
 STANDINGS_SK = "STANDINGS"
 EVENT_SK_PREFIX = "E#"
+AWARD_SK_PREFIX = "AWARD#"
 LINK_PK_PREFIX = "L#"
 #: Where each kind of background job keeps its record: (pk prefix, sk). The job id follows
 #: the prefix (an erasure's: a hash of the player id; a sanction's: ladder#sanction_id).
@@ -142,6 +143,7 @@ class StateItem(RatingsItem, discriminator="state"):
     listed = BooleanAttribute(default=True)
     sanction_id = UnicodeAttribute(null=True)
     refunded_until = UnicodeAttribute(null=True)
+    erasing = BooleanAttribute(default=False)
 
 
 class EventItem(RatingsItem, discriminator="event"):
@@ -152,14 +154,24 @@ class EventItem(RatingsItem, discriminator="event"):
     body = UnicodeAttribute()
 
 
+class AwardPointerItem(RatingsItem, discriminator="award_pointer"):
+    """In a player's partition, for good: a tournament whose awards name the player (its
+    podium event expires, the tournament does not; an erasure finds it by this)."""
+
+    tournament_id = UnicodeAttribute()
+
+
 class GameItem(RatingsItem, discriminator="game"):
     fingerprint = UnicodeAttribute()
     result = UnicodeAttribute()
+    #: Rewrites since stored (an erasure's pseudonyms); absent before the first.
+    revision = NumberAttribute(null=True)
 
 
 class TournamentItem(RatingsItem, discriminator="tournament"):
     fingerprint = UnicodeAttribute()
     result = UnicodeAttribute()
+    revision = NumberAttribute(null=True)
 
 
 class LinkItem(RatingsItem, discriminator="link"):
@@ -276,6 +288,7 @@ def player_of(item: StateItem) -> Player:
         refunded_until=None
         if item.refunded_until is None
         else parse_utc_millis(item.refunded_until),
+        erasing=item.erasing is True,
     )
 
 
@@ -289,7 +302,16 @@ def state_item_of(player: Player) -> StateItem:
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
     expires_at = item.expires_at or datetime.max.replace(tzinfo=UTC)
-    return StoredGame(ladder, game_id, item.fingerprint, json.loads(item.result), expires_at)
+    result = json.loads(item.result)
+    return StoredGame(
+        ladder, game_id, item.fingerprint, result, expires_at, int(item.revision or 0)
+    )
+
+
+def stored_tournament_of(ladder: str, tournament_id: str, item: TournamentItem) -> StoredTournament:
+    result = json.loads(item.result)
+    revision = int(item.revision or 0)
+    return StoredTournament(ladder, tournament_id, item.fingerprint, result, revision)
 
 
 def event_sort_key(at: datetime, kind: str, ref_id: str) -> str:
@@ -305,6 +327,7 @@ def game_item(game: StoredGame) -> GameItem:
         fingerprint=game.fingerprint,
         result=compact_json(game.result),
         expires_at=game.expires_at,
+        revision=game.revision or None,
     )
 
 
@@ -315,6 +338,15 @@ def tournament_item(tournament: StoredTournament) -> TournamentItem:
         TOURNAMENT_SK,
         fingerprint=tournament.fingerprint,
         result=compact_json(tournament.result),
+        revision=tournament.revision or None,
+    )
+
+
+def award_pointer_item(ladder: str, player_id: str, tournament_id: str) -> AwardPointerItem:
+    return AwardPointerItem(
+        player_key(ladder, player_id),
+        f"{AWARD_SK_PREFIX}{tournament_id}",
+        tournament_id=tournament_id,
     )
 
 
