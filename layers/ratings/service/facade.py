@@ -21,6 +21,7 @@ from ratings.service.standing import Ranking
 from ratings.service.stored import ERASURE, JsonObject
 from ratings.service.usecases.award_podium import AwardPodium
 from ratings.service.usecases.erase_player import ErasePlayer
+from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
 from ratings.service.usecases.lift_sanction import LiftSanction
 from ratings.service.usecases.link_identity import LinkIdentity
 from ratings.service.usecases.pay_refunds import PayRefunds
@@ -90,7 +91,7 @@ class RatingService:
         )
         self.get_erasure = ReadErasure(storage.jobs)
         kinds: dict[str, JobKind] = {
-            ERASURE: ErasePlayer(known, storage.erasures, clock),
+            ERASURE: ErasePlayer(known, storage.erasures, clock, SanctionPseudonyms(sanctions)),
             self.pay_refunds.kind: self.pay_refunds,
         }
         self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)

@@ -35,6 +35,7 @@ from ratings.service.sanction_records import (
     GameAgainst,
     GamePosition,
     GamesPage,
+    NamedInSanctions,
     RefundDecision,
     RefundReads,
     Sanction,
@@ -262,6 +263,22 @@ class SanctionStore(ABC):
     @abstractmethod
     def record_withheld(self, decision: RefundDecision) -> None:
         """Store a withheld decision; AlreadyStored when the game's decision is stored."""
+
+    @abstractmethod
+    def read_named(
+        self,
+        ladder: str,
+        sanction_ids: Sequence[str],
+        decision_keys: Sequence[tuple[str, str]],
+    ) -> NamedInSanctions:
+        """The sanctions and the (sanction id, game id) decisions an erasure rewrites,
+        strongly consistent."""
+
+    @abstractmethod
+    def rename(self, sanctions: Sequence[Sanction], decisions: Sequence[RefundDecision]) -> None:
+        """Store the sanctions' records (each over the version it came from) and the decisions
+        (each only while stored) with other ids in them, all or nothing; WriteConflict when a
+        record moved or a decision is gone."""
 
 
 class JobRecords(ABC):

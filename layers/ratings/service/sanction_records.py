@@ -25,6 +25,9 @@ REFUNDS_PHASE = "refunds"
 
 #: The kind of history event a refund writes.
 REFUND_EVENT = "refund"
+#: The kind of a sanctioned player's own item that points at their sanction (how an
+#: erasure of the player finds the sanctions that name them).
+SANCTION_POINTER = "sanction_pointer"
 
 #: Where a page of a player's games starts after: the (played_at, game_id) of the last one.
 GamePosition = tuple[datetime, str]
@@ -185,6 +188,14 @@ class SanctionView(NamedTuple):
 
     sanction: Sanction | None
     decisions: Sequence[RefundDecision] = ()
+
+
+class NamedInSanctions(NamedTuple):
+    """The sanctions and decisions an erasure rewrites, read together (missing: not stored)."""
+
+    sanctions: Mapping[str, Sanction]
+    #: (sanction id, game id) -> the decision.
+    decisions: Mapping[tuple[str, str], RefundDecision]
 
 
 class SanctionReads(NamedTuple):

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ratings.rules.refunds import Window
-from ratings.service.errors import AlreadyStored
+from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import SanctionStore
 from ratings.service.sanction_records import (
@@ -15,6 +15,7 @@ from ratings.service.sanction_records import (
     GameAgainst,
     GamePosition,
     GamesPage,
+    NamedInSanctions,
     RefundDecision,
     RefundReads,
     Sanction,
@@ -36,6 +37,9 @@ class SanctionTables:
     def __init__(self) -> None:
         self.lifts: dict[tuple[str, str], datetime] = {}
         self.decisions: dict[tuple[str, str], dict[str, RefundDecision]] = {}
+        #: (ladder, sanctioned player) -> their sanctions' ids (the pointers DynamoDB keeps in
+        #: the player's partition, for an erasure).
+        self.pointers: dict[tuple[str, str], set[str]] = {}
 
 
 class InMemorySanctions(SanctionStore):
@@ -113,10 +117,18 @@ class InMemorySanctions(SanctionStore):
         job = sanction.job()
         records = self._tables.job_records
 
+        pointers = self._own.pointers
+
         def create() -> Callable[[], None]:
             if (job.kind, job.job_id) in records:
                 raise AlreadyStored(sanction.sanction_id)
-            return lambda: records.__setitem__((job.kind, job.job_id), job)
+
+            def apply() -> None:
+                records[(job.kind, job.job_id)] = job
+                key = (sanction.ladder, sanction.player_id)
+                pointers.setdefault(key, set()).add(sanction.sanction_id)
+
+            return apply
 
         self._tables.writes.commit_checked([player], [], create)
 
@@ -138,6 +150,45 @@ class InMemorySanctions(SanctionStore):
 
     def record_withheld(self, decision: RefundDecision) -> None:
         self._tables.writes.commit_checked([], [], self._deciding(decision))
+
+    def read_named(
+        self,
+        ladder: str,
+        sanction_ids: Sequence[str],
+        decision_keys: Sequence[tuple[str, str]],
+    ) -> NamedInSanctions:
+        with self._tables.lock:
+            sanctions = {
+                sid: found
+                for sid in sanction_ids
+                if (found := self._sanction(ladder, sid)) is not None
+            }
+            decisions = {
+                (sid, gid): self._own.decisions[(ladder, sid)][gid]
+                for sid, gid in decision_keys
+                if gid in self._own.decisions.get((ladder, sid), {})
+            }
+            return NamedInSanctions(sanctions, decisions)
+
+    def rename(self, sanctions: Sequence[Sanction], decisions: Sequence[RefundDecision]) -> None:
+        tables = self._tables
+        with tables.lock:
+            for sanction in sanctions:
+                job = sanction.job()
+                stored = tables.job_records.get((job.kind, job.job_id))
+                if stored is None or stored.progress_version != job.progress_version - 1:
+                    raise WriteConflict(sanction.sanction_id)
+            for decision in decisions:
+                held = self._own.decisions.get((decision.ladder, decision.sanction_id), {})
+                if decision.game_id not in held:
+                    raise WriteConflict(decision.game_id)
+            for sanction in sanctions:
+                job = sanction.job()
+                tables.job_records[(job.kind, job.job_id)] = job
+            for decision in decisions:
+                self._own.decisions[(decision.ladder, decision.sanction_id)][decision.game_id] = (
+                    decision
+                )
 
     def _deciding(self, decision: RefundDecision) -> Callable[[], Callable[[], None]]:
         decided = self._own.decisions.setdefault((decision.ladder, decision.sanction_id), {})

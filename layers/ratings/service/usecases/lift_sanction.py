@@ -42,7 +42,10 @@ class LiftSanction:
             # anonymous id) their account's.
             ids = list(dict.fromkeys([sanction.player_id, self.writes.resolve(sanction.player_id)]))
             states = self.writes.read_states(ladder_id, ids)
-            carrying = [p for p in states.values() if p.sanction_id == sanction_id]
+            # A player being erased keeps their state as marked: it is deleted soon.
+            carrying = [
+                p for p in states.values() if p.sanction_id == sanction_id and not p.erasing
+            ]
             sanction = sanction._replace(lifted_at=now)
             try:
                 self.sanctions.commit_lift(sanction, carrying[0].lifted() if carrying else None)

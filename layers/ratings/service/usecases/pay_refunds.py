@@ -164,6 +164,8 @@ class _Refund:
         if loss is None or loss >= 0:
             return None  # a win or a gain: nothing to refund, nothing to record
         victim = self._victim(opponent)
+        if victim is not None and victim.erasing:
+            victim = None  # being erased: nobody to pay, and its state must not move
         provisional = victim is not None and self.ladder.ruleset.provisional(victim.before_game(0))
         verdict = refund_for(
             Victim(

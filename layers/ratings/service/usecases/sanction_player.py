@@ -20,7 +20,7 @@ from ratings.service.errors import (
 )
 from ratings.service.inputs import SanctionInput, parse_sanction
 from ratings.service.ladders import Ladders
-from ratings.service.player_reads import players_of
+from ratings.service.player_reads import players_of, refuse_erasing
 from ratings.service.ports import JobQueue, SanctionStore, Writes
 from ratings.service.results import Submitted
 from ratings.service.retries import Retrier
@@ -77,6 +77,7 @@ class SanctionPlayer:
         anonymous = sent.player_id if reads.account_of else reads.anonymous_of
         links = {sent.player_id: account} if reads.account_of else {}
         (player,) = players_of(self.writes, ladder, [account], links, reads.states)
+        refuse_erasing([player])
         if player.sanction_id is not None:
             raise AlreadySanctioned(
                 f"player {account!r} is already under sanction {player.sanction_id!r} in "

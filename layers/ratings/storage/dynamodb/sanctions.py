@@ -15,6 +15,7 @@ from ratings.service.sanction_records import (
     GameAgainst,
     GamePosition,
     GamesPage,
+    NamedInSanctions,
     RefundDecision,
     RefundReads,
     Sanction,
@@ -229,6 +230,42 @@ class DynamoSanctions(SanctionStore):
                 if error.cause_response_code == "ConditionalCheckFailedException":
                     raise AlreadyStored(decision.game_id) from error
                 raise
+
+    def read_named(
+        self,
+        ladder: str,
+        sanction_ids: Sequence[str],
+        decision_keys: Sequence[tuple[str, str]],
+    ) -> NamedInSanctions:
+        records = {job_key(SANCTION, sanction_job_id(ladder, sid)): sid for sid in sanction_ids}
+        keys = list(records)
+        keys += [(sanction_key(ladder, sid), decision_sort_key(gid)) for sid, gid in decision_keys]
+        sanctions: dict[str, Sanction] = {}
+        decisions: dict[tuple[str, str], RefundDecision] = {}
+        sanction_of_partition = {sanction_key(ladder, sid): sid for sid, _gid in decision_keys}
+        for item in self._table.batch_get(keys):
+            if isinstance(item, JobItem):
+                sanctions[records[(item.pk, item.sk)]] = Sanction.of_job(job_of(item))
+            elif isinstance(item, DecisionItem):
+                sid = sanction_of_partition[item.pk]
+                decisions[(sid, item.game_id)] = decision_of(ladder, sid, item)
+        return NamedInSanctions(sanctions, decisions)
+
+    def rename(self, sanctions: Sequence[Sanction], decisions: Sequence[RefundDecision]) -> None:
+        operations = [
+            Tx(
+                job_item(sanction.job()),
+                JobItem.progress_version == sanction.progress_version - 1,
+                WriteConflict,
+            )
+            for sanction in sanctions
+        ]
+        operations += [
+            Tx(decision_item(decision), RatingsItem.pk.exists(), WriteConflict)
+            for decision in decisions
+        ]
+        if operations:
+            self._transact(operations)
 
     def _state_puts(self, players: Sequence[Player]) -> list[Tx]:
         return list(commits.state_puts(self._table, players))
