@@ -22,7 +22,7 @@ from ratings.rules.submission import game_body, parse_game
 from ratings.service.inputs import LINK, parse_link
 from ratings.service.pages import MAX_PAGE
 from ratings.wiring import LADDERS
-from ratings_local import openapi_sanctions
+from ratings_local import openapi_moderation, openapi_sanctions
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack
 
@@ -32,8 +32,9 @@ Schema = dict[str, Any]
 DEPLOYED_URL = "https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}"
 GAME_RULES = (
     "Besides the schema, a game is refused (400, naming the field) when its two players are "
-    "the same id, when `winner` is not one of the players' ids, or when `played_at` is more "
-    "than 5 minutes in the future or more than 14 days old."
+    "the same id or the same account after linking, when `winner` is not one of the players' "
+    "ids, or when `played_at` is more than 5 minutes in the future or more than 14 days old. "
+    "A game with a player being erased is 503 erasure_pending (retry later)."
 )
 LINK_RULES = (
     "Besides the schema: `account_id` must differ from `anonymous_id` (400), and a link that "
@@ -556,19 +557,20 @@ def document(
             "title": "Elo ratings",
             "version": "1",
             "description": (
-                "Rate games; read ratings, histories, leaderboards and podiums (docs/api.md). "
+                "Rate games; read ratings, histories, leaderboards and podiums; erase a player "
+                "(docs/api.md). "
                 "Every answer is JSON; every error has the body ErrorBody. A known path with a "
                 "method it does not take is 405 method_not_allowed with an Allow header."
             ),
         },
         "servers": servers,
         "security": [{"apiKey": []}],
-        "paths": paths(ladders),
+        "paths": {**paths(ladders), **openapi_moderation.paths()},
         "components": {
-            "schemas": result_schemas(ladders),
+            "schemas": {**result_schemas(ladders), **openapi_moderation.schemas()},
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "name": "x-api-key", "in": "header"},
-                **openapi_sanctions.SECURITY_SCHEMES,
+                openapi_moderation.SECURITY_SCHEME: openapi_moderation.security_scheme(),
             },
         },
     }

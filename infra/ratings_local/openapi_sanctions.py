@@ -1,6 +1,7 @@
-"""The sanction routes' part of the OpenAPI document (`ratings_local.openapi`): their paths,
-their result schemas and the moderation credential they take. The request body is the
-service's own declaration (`sanction_body`), so the document cannot drift from the parser.
+"""The sanction routes' part of the OpenAPI document (`ratings_local.openapi`): their paths and
+their result schemas; they take the moderation credential (`openapi_moderation`). The request
+body is the service's own declaration (`sanction_body`), so the document cannot drift from the
+parser.
 """
 
 from collections.abc import Callable, Mapping
@@ -11,6 +12,7 @@ from ratings.rules.fields import ID
 from ratings.rules.refunds import WITHHELD_REASONS
 from ratings.service.inputs import parse_sanction, sanction_body
 from ratings.service.settings import Settings
+from ratings_local.openapi_moderation import SECURITY
 
 Schema = dict[str, Any]
 #: The retention period the committed document describes (the template's default).
@@ -22,27 +24,6 @@ SANCTION_RULES = (
     "`sanction_conflict`. The player is off the leaderboard from the answer on; the refunds "
     "are paid in the background (`status` pending, then done: read it again with GET)."
 )
-#: The moderation routes' credential: signed requests deployed, a key of its own locally.
-SECURITY_SCHEMES = {
-    "moderationSignature": {
-        "type": "apiKey",
-        "in": "header",
-        "name": "Authorization",
-        "description": "Deployed: the request is signed with AWS Signature Version 4 (any AWS "
-        "SDK, or botocore's SigV4Auth) by an identity holding the stack output "
-        "ModerationInvokePolicyArn, besides the x-api-key",
-    },
-    "moderationKey": {
-        "type": "apiKey",
-        "in": "header",
-        "name": "x-moderation-key",
-        "description": "The local stack only: its --moderation-key, besides the x-api-key",
-    },
-}
-MODERATION_SECURITY: list[dict[str, list[str]]] = [
-    {"apiKey": [], "moderationSignature": []},
-    {"apiKey": [], "moderationKey": []},
-]
 
 
 def sanction_example() -> dict[str, Any]:
@@ -158,7 +139,7 @@ def sanction_paths(
                 "summary": "Take a player off a ladder and refund their victims, once per "
                 "sanction_id (moderation credential)",
                 "tags": ["moderation"],
-                "security": MODERATION_SECURITY,
+                "security": SECURITY,
                 "parameters": [ladder],
                 "requestBody": {
                     "required": True,
@@ -185,7 +166,7 @@ def sanction_paths(
                 "operationId": "get_sanction",
                 "summary": "A sanction and the refunds paid so far (moderation credential)",
                 "tags": ["moderation"],
-                "security": MODERATION_SECURITY,
+                "security": SECURITY,
                 "parameters": [ladder, sanction_id],
                 "responses": responses({200: ("The sanction", answered)}, 404),
             },
@@ -194,7 +175,7 @@ def sanction_paths(
                 "summary": "Lift a sanction: the player is back on the ladder, the refunds "
                 "stay (moderation credential)",
                 "tags": ["moderation"],
-                "security": MODERATION_SECURITY,
+                "security": SECURITY,
                 "parameters": [ladder, sanction_id],
                 "responses": responses({200: ("Lifted (now or before)", answered)}, 404),
             },

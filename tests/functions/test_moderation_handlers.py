@@ -111,6 +111,7 @@ def test_other_methods_of_the_erasure_route_are_405_from_the_api(api: Api, metho
     [
         ("not json", "invalid_request"),
         (json.dumps({"job": "juggling", "job_id": "x"}), "invalid_request"),
+        (json.dumps({"job": "erasure", "job_id": "0" * 64}), "not_found"),
     ],
 )
 def test_a_job_message_that_can_never_succeed_is_dead_lettered(
@@ -124,3 +125,58 @@ def test_a_job_message_that_can_never_succeed_is_dead_lettered(
     (dead,) = list(peek_messages(stack.sqs, stack.jobs_dlq_url))
     assert dead["Body"] == body
     assert dead["MessageAttributes"]["reason"]["StringValue"] == reason
+
+
+class ShrinkingContext(LambdaContext):
+    """An invocation whose remaining time falls by a second each time it is asked."""
+
+    def get_remaining_time_in_millis(self) -> int:
+        self.remaining_millis -= 1000
+        return self.remaining_millis
+
+
+def test_the_worker_erases_a_player_over_invocations_and_after_a_failed_one(
+    api: Api, moderation: Api, moderation_worker: ModuleType, stack: Stack
+) -> None:
+    from support.erasure import mentions
+    from support.faults import mentions as mentioning
+
+    from ratings import wiring
+    from ratings_local.stack import sqs_record
+
+    for index in range(60):
+        body = recent_game(f"g-w{index}", "victim-w1", f"opp-{index % 5}")
+        assert api("POST", "/v1/ladders/backgammon/games", body=body).status == 201
+    assert moderation("POST", ERASURE.format("victim-w1")).status == 202
+    # The first page's write fails once (a crash midway through the job).
+    stack.dynamo_faults().fail(
+        "TransactWriteItems", "ValidationException", times=1, when=mentioning("g-w3")
+    )
+    outcomes = []
+    for _ in range(50):
+        received = stack.sqs.receive_message(
+            QueueUrl=stack.jobs_url, MaxNumberOfMessages=1, AttributeNames=["All"]
+        ).get("Messages", [])
+        if not received:
+            break
+        (message,) = received
+        event = {"Records": [sqs_record(message, stack.jobs_arn, "us-east-1")]}
+        answer = moderation_worker.lambda_handler(event, ShrinkingContext(remaining_millis=19_000))
+        failed = bool(answer["batchItemFailures"])
+        outcomes.append("failed" if failed else "done")
+        if failed:  # SQS delivers it again after the visibility timeout: here, at once
+            stack.sqs.change_message_visibility(
+                QueueUrl=stack.jobs_url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+            )
+        else:
+            stack.sqs.delete_message(
+                QueueUrl=stack.jobs_url, ReceiptHandle=message["ReceiptHandle"]
+            )
+
+    assert outcomes.count("failed") == 1
+    assert outcomes.count("done") >= 3  # three steps an invocation: it went on in continuations
+    assert moderation("GET", ERASURE.format("victim-w1")).body["status"] == "done"
+    assert mentions(wiring.storage(), "victim-w1") == []
+    game = api("GET", "/v1/ladders/backgammon/games/g-w3").body
+    assert game["players"][0]["id"].startswith("erased-")
+    assert list(peek_messages(stack.sqs, stack.jobs_dlq_url)) == []

@@ -34,7 +34,7 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from support.http import API_KEY, Reply, assert_error, send
+from support.http import API_KEY, MODERATION_KEY, Reply, assert_error, send
 from support.stack import fuzz_settings, table_digest, wait_for
 
 from ratings.wiring import LADDERS
@@ -115,11 +115,14 @@ def test_every_documented_example_is_accepted_as_it_stands(
                 continue
             example = operation["requestBody"]["content"]["application/json"]["example"]
             path = path.replace("{ladder}", "backgammon")
-            reply = send(stack.api_url, method.upper(), path, json.dumps(example))
+            reply = send(stack.api_url, method.upper(), path, json.dumps(example), MODERATED)
             sent += 1
             assert reply.status in (200, 201, 202), (path, reply.raw)
     assert sent == 2 * len(LADDERS) + 2
 
+
+#: JSON, with the moderation key (the game routes ignore it).
+MODERATED = {"content-type": "application/json", "x-moderation-key": MODERATION_KEY}
 
 OPERATIONS = operations(json.loads((DEFAULT_TEMPLATE.parent / "docs" / "openapi.json").read_text()))
 
@@ -141,9 +144,11 @@ def test_every_answer_conforms_to_the_document(
         )
     )
     def check(case: Any) -> None:
-        # The key is always the right one (test_hostile_http checks keys).
-        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() != "x-api-key"}
-        case.headers = {**headers, "x-api-key": API_KEY}
+        # The keys are always the right ones (test_hostile_http and test_moderation_local
+        # check keys).
+        keys = {"x-api-key": API_KEY, "x-moderation-key": MODERATION_KEY}
+        headers = {k: v for k, v in (case.headers or {}).items() if k.lower() not in keys}
+        case.headers = {**headers, **keys}
         before = table_digest(stack) if writes else None
         response = case.call(base_url=stack.api_url, timeout=30)
         statuses[response.status_code] += 1
@@ -171,7 +176,7 @@ def settle(stack: LocalStack, sanction: dict[str, Any]) -> None:
     background, which the next case's "refused, yet stored" check must not see."""
     path = f"/v1/ladders/{sanction['ladder']}/sanctions/{sanction['sanction_id']}"
     wait_for(
-        lambda: send(stack.api_url, "GET", path).json["status"] == "done",
+        lambda: send(stack.api_url, "GET", path, headers=MODERATED).json["status"] == "done",
         what=f"sanction {sanction['sanction_id']!r} done",
     )
 
@@ -182,8 +187,9 @@ def _meet_the_stated_rules(body: dict[str, Any]) -> dict[str, Any]:
     if "game_id" in met:
         met["game_id"] = f"fuzz-{uuid.uuid4().hex}"  # a reused id with other content is 409
     first, second = met["players"]
-    if first["id"] == second["id"]:
-        second["id"] = first["id"][:100] + "-2"
+    # Two people: two ids, and not an id and the account it is linked to (the fuzzing of the
+    # link route links ids the bodies may hold). A fresh second id is both.
+    second["id"] = f"{first['id'][:90]}-{uuid.uuid4().hex[:8]}"
     met["winner"] = first["id"]
     met["played_at"] = None  # the time of receipt: inside the window
     return met

@@ -2,10 +2,12 @@
 the player or their linked anonymous id, on every ladder, carries a pseudonym or is gone, and
 nobody else's ratings, deltas or histories change."""
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from support.dynamodb import InterleavingDynamoStorage
+from support.engines import ENGINES, ratings_table, running_engine
 from support.erasure import erase, erasing_service, mentions, work_jobs
 from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game, podium
 from support.jobs import Countdown, RecordingJobQueue
@@ -225,9 +227,15 @@ def test_a_link_requested_before_the_work_starts_is_refused_until_done(
 
 
 def test_an_interrupted_erasure_of_300_games_resumes_and_rewrites_each_game_once(
-    any_storage: Storage, erasing: RatingService, queue: RecordingJobQueue
+    any_storage: Storage,
+    erasing: RatingService,
+    queue: RecordingJobQueue,
+    request: pytest.FixtureRequest,
 ) -> None:
-    for index in range(300):
+    # moto copies the whole table for every transaction: 300 games there take minutes, so
+    # it plays fewer (DynamoDB Local and the fake take the 300).
+    count = 60 if request.node.callspec.params["any_storage"] == "moto" else 300
+    for index in range(count):
         played = NOW - 12 * DAY + index * MINUTE
         erasing.submit_game(
             "backgammon", game(f"g-{index:03}", VICTIM, f"opp-{index % 7}", played_at=played)
@@ -237,7 +245,7 @@ def test_an_interrupted_erasure_of_300_games_resumes_and_rewrites_each_game_once
 
     def crashing(ladder: str, rewrite: Any) -> None:
         calls["count"] += 1
-        if calls["count"] % 4 == 0:  # every fourth page: the invocation dies midway
+        if calls["count"] % 2 == 0:  # every second page: the invocation dies midway
             raise RuntimeError("the worker stopped midway")
         original(ladder, rewrite)
 
@@ -254,14 +262,14 @@ def test_an_interrupted_erasure_of_300_games_resumes_and_rewrites_each_game_once
     status = erasing.get_erasure(VICTIM)
 
     assert status["status"] == "done"
-    assert crashes >= 3
+    assert crashes >= 2
     assert mentions(any_storage, VICTIM) == []
-    for index in range(300):
+    for index in range(count):
         stored = any_storage.results.get_game("backgammon", f"g-{index:03}")
         assert stored is not None
         assert stored.revision == 1  # rewritten once, however often the work was interrupted
     opponent = erasing.get_history("backgammon", "opp-0", limit=100)["events"]
-    assert len(opponent) == 43
+    assert len(opponent) == len(range(0, count, 7))
     pseudonym = erasing.get_game("backgammon", "g-000")["players"][0]["id"]
     assert {event["opponent"] for event in opponent} == {pseudonym}
 
@@ -312,13 +320,14 @@ def test_an_id_that_started_afresh_is_erased_again(
     assert mentions(any_storage, VICTIM) == []
 
 
-@pytest.fixture(params=["memory", "dynamodb"])
-def interleaving(request: pytest.FixtureRequest) -> Storage:
+@pytest.fixture(params=["memory", *ENGINES])
+def interleaving(request: pytest.FixtureRequest, table_name: str) -> Iterator[Storage]:
     """Each storage, with a hook that runs between a use case's reads and its commit."""
     if request.param == "memory":
-        return InMemoryStorage()
-    request.getfixturevalue("dynamo_storage")  # the table
-    return InterleavingDynamoStorage(request.getfixturevalue("table_name"))
+        yield InMemoryStorage()
+        return
+    with running_engine(request.param, request) as running, ratings_table(running, table_name):
+        yield InterleavingDynamoStorage(table_name, endpoint_url=running.endpoint_url)
 
 
 @pytest.mark.parametrize("kind", ["ranked", "unranked", "unpaid podium"])

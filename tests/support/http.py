@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 #: The API key a stack of the hostile tests is started with (the local gateway checks it).
 API_KEY = "hostile-test-key"
+#: The moderation key the same stacks are started with (the moderation routes require it).
+MODERATION_KEY = "hostile-moderation-key"
 JSON = {"content-type": "application/json"}
 
 
