@@ -228,9 +228,9 @@ def test_a_lift_is_recorded_once_and_neither_it_nor_a_progress_save_undoes_the_o
 
     with pytest.raises(WriteConflict):
         jobs.save_job(progressed.job())  # the same save again: overtaken
-    sanctions.commit_lift(progressed._replace(lifted_at=NOW + HOUR), mallory.lifted())
+    sanctions.commit_lift(progressed._replace(lifted_at=NOW + HOUR), [mallory.lifted()])
     with pytest.raises(AlreadyStored):
-        sanctions.commit_lift(progressed._replace(lifted_at=NOW + DAY), None)
+        sanctions.commit_lift(progressed._replace(lifted_at=NOW + DAY), [])
     done = progressed.advanced(RefundProgress(1), finished_at=NOW + 2 * HOUR)
     jobs.save_job(done.job())
 

@@ -383,3 +383,40 @@ def test_a_malformed_sanction_id_in_a_read_or_lift_is_refused(
         service.get_sanction(LADDER, sanction_id)
     with pytest.raises(InvalidInput):
         service.lift_sanction(LADDER, sanction_id)
+
+
+# A sanction follows the person across a link ------------------------------------------------
+
+
+@pytest.mark.parametrize("account_has_games", [False, True])
+def test_linking_a_sanctioned_anonymous_id_puts_the_account_under_its_sanction(
+    service: RatingService, account_has_games: bool
+) -> None:
+    service.submit_game(LADDER, game("g-a", "anon-m", "alice", played_at=NOW - HOUR))
+    if account_has_games:
+        service.submit_game(LADDER, game("g-b", "mallory", "bob", played_at=NOW - HOUR))
+    service.sanction_player(LADDER, sanction(player_id="anon-m"))
+
+    linked = service.link_identity({"anonymous_id": "anon-m", "account_id": "mallory"})
+    played = service.submit_game(LADDER, game("g-c", "anon-m", "carol"))
+
+    kept = "account" if account_has_games else "anonymous"
+    assert linked["ladders"][0] == {"ladder": LADDER, "kept": kept}
+    assert service.get_player(LADDER, "mallory")["sanctioned"] is True
+    assert played.result["unranked_reason"] == "sanctioned"
+    assert "mallory" not in [row[1] for row in board(service)]
+    service.lift_sanction(LADDER, "s-1")
+    assert service.get_player(LADDER, "mallory")["sanctioned"] is False
+    assert "mallory" in [row[1] for row in board(service)]
+
+
+def test_linking_an_anonymous_id_to_a_sanctioned_account_keeps_the_account_sanctioned(
+    service: RatingService,
+) -> None:
+    service.sanction_player(LADDER, sanction(player_id="mallory"))
+    service.submit_game(LADDER, game("g-a", "anon-m", "alice", played_at=NOW - HOUR))
+
+    service.link_identity({"anonymous_id": "anon-m", "account_id": "mallory"})
+
+    player = service.get_player(LADDER, "anon-m")  # reads as the account
+    assert (player["player_id"], player["sanctioned"]) == ("mallory", True)

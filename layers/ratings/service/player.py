@@ -120,11 +120,28 @@ class Player(NamedTuple):
         return self._replace(version=self.version + 1, erasing=True)
 
     def absorbing(self, anonymous: "Player") -> "Player":
-        """This account's state once it takes over `anonymous`'s rating and ranked games."""
+        """This account's state once it takes over `anonymous`'s rating and ranked games (and
+        its sanction, unless the account is under one: see `linked_with`)."""
         return self._replace(
             version=self.version + 1,
             rating=anonymous.rating,
             ranked_games=anonymous.ranked_games,
             absorbed_id=anonymous.player_id,
             listed=True,
+            sanction_id=self.sanction_id or anonymous.sanction_id,
+            refunded_until=_latest(self.refunded_until, anonymous.refunded_until),
         )
+
+    def linked_with(self, anonymous: "Player") -> "Player | None":
+        """This account's state once `anonymous` is linked to it without being absorbed: the
+        same, but under the anonymous id's sanction when it has one and the account none (a
+        sanction follows the person, who now plays as the account); None when nothing moves."""
+        if anonymous.sanction_id is None or self.sanction_id is not None:
+            return None
+        return self.sanctioned_by(anonymous.sanction_id, anonymous.refunded_until)
+
+
+def _latest(first: datetime | None, second: datetime | None) -> datetime | None:
+    if first is None or second is None:
+        return first or second
+    return max(first, second)

@@ -248,8 +248,8 @@ class SanctionStore(ABC):
         state's version moved."""
 
     @abstractmethod
-    def commit_lift(self, sanction: Sanction, player: Player | None) -> None:
-        """Record `sanction.lifted_at` (and store the player's state unless None), or nothing.
+    def commit_lift(self, sanction: Sanction, players: Sequence[Player]) -> None:
+        """Record `sanction.lifted_at` and store the states of `players`, or nothing.
 
         Raises AlreadyStored when it was lifted already, WriteConflict as above."""
 

@@ -132,7 +132,7 @@ class InMemorySanctions(SanctionStore):
 
         self._tables.writes.commit_checked([player], [], create)
 
-    def commit_lift(self, sanction: Sanction, player: Player | None) -> None:
+    def commit_lift(self, sanction: Sanction, players: Sequence[Player]) -> None:
         key = (sanction.ladder, sanction.sanction_id)
         lifts = self._own.lifts
         lifted_at = sanction.lifted_at
@@ -143,7 +143,7 @@ class InMemorySanctions(SanctionStore):
                 raise AlreadyStored(sanction.sanction_id)
             return lambda: lifts.__setitem__(key, lifted_at)
 
-        self._tables.writes.commit_checked([] if player is None else [player], [], lift)
+        self._tables.writes.commit_checked(players, [], lift)
 
     def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
         self._tables.writes.commit_checked([victim], [event], self._deciding(decision))

@@ -38,8 +38,8 @@ class LiftSanction:
     def _attempt(self, ladder_id: str, sanction_id: str, now: datetime) -> JsonObject:
         sanction, view = self.read.stored(ladder_id, sanction_id)
         if sanction.lifted_at is None:
-            # The state that carries the sanction: the player's, or (linked since as an
-            # anonymous id) their account's.
+            # The states that carry the sanction: the player's, and their account's when the
+            # player is an anonymous id linked since (the sanction followed them).
             ids = list(dict.fromkeys([sanction.player_id, self.writes.resolve(sanction.player_id)]))
             states = self.writes.read_states(ladder_id, ids)
             # A player being erased keeps their state as marked: it is deleted soon.
@@ -48,7 +48,7 @@ class LiftSanction:
             ]
             sanction = sanction._replace(lifted_at=now)
             try:
-                self.sanctions.commit_lift(sanction, carrying[0].lifted() if carrying else None)
+                self.sanctions.commit_lift(sanction, [player.lifted() for player in carrying])
             except AlreadyStored:
                 raise WriteConflict(sanction_id) from None  # lifted meanwhile: answer that
         return sanction_answer(sanction, view.decisions)

@@ -199,7 +199,7 @@ class DynamoSanctions(SanctionStore):
             ]
         )
 
-    def commit_lift(self, sanction: Sanction, player: Player | None) -> None:
+    def commit_lift(self, sanction: Sanction, players: Sequence[Player]) -> None:
         assert sanction.lifted_at is not None
         lift = LiftItem(
             sanction_key(sanction.ladder, sanction.sanction_id),
@@ -209,7 +209,7 @@ class DynamoSanctions(SanctionStore):
         self._transact(
             [
                 Tx(lift, RatingsItem.pk.does_not_exist(), AlreadyStored),
-                *self._state_puts([] if player is None else [player]),
+                *self._state_puts(players),
             ]
         )
 
