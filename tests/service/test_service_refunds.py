@@ -448,3 +448,41 @@ def die_at_commit(storage: InMemoryStorage, number: int) -> None:
         storage.before_commit = hook
 
     storage.before_commit = hook
+
+
+def test_the_worked_example_of_rules_md(service: RatingService) -> None:
+    played = {
+        "g-1": ("mallory", "bob", NOW - 10 * DAY),
+        "g-2": ("mallory", "alice", NOW - 3 * DAY),
+        "g-3": ("alice", "mallory", NOW - 2 * DAY),
+        "g-4": ("mallory", "alice", NOW - DAY),
+        "g-5": ("alice", "dave", NOW - 12 * HOUR),
+        "g-6": ("mallory", "trudy", NOW - 6 * HOUR),
+    }
+    deltas = {}
+    for game_id, (winner, loser, at) in played.items():
+        result = service.submit_game(LADDER, game(game_id, winner, loser, played_at=at)).result
+        deltas[game_id] = [(p["id"], p["rating_after"], p["delta"]) for p in result["players"]]
+    service.sanction_player(LADDER, sanction("s-trudy", "trudy", refund_days=0))
+
+    answer = sanction_and_refund(service, sanction(reason="engine use"))
+
+    assert deltas["g-3"] == [("alice", 1501, 17), ("mallory", 1515, -17)]
+    assert deltas["g-5"][0] == ("alice", 1501, 16)
+    assert answer["refund_window"] == {
+        "from": "2026-11-22T12:00:00.000Z",
+        "to": "2026-11-29T12:05:00.000Z",
+    }
+    assert [(r["game_id"], r["delta"], r["rating_after"]) for r in answer["refunds"]] == [
+        ("g-2", 16, 1517),
+        ("g-4", 16, 1533),
+    ]
+    assert answer["withheld"] == [
+        {"game_id": "g-6", "played_at": "2026-11-29T06:00:00.000Z", "reason": "victim_sanctioned"}
+    ]
+    assert [rating(service, p) for p in ("alice", "bob", "trudy", "mallory")] == [
+        1533,
+        1484,
+        1484,
+        1547,
+    ]
