@@ -53,6 +53,8 @@ class Phase:
     seconds: float
     #: Write units by part: "table", or an index's name.
     write_parts: dict[str, float]
+    #: Write units of the transactions' puts by AWS's documented rule (2 per started KB).
+    rule_write_units: float
 
     @classmethod
     def of(cls, meter: Meter, seconds: float) -> "Phase":
@@ -63,7 +65,7 @@ class Phase:
         for (name, part), units in meter.units.items():
             if name in WRITES and part != "total":
                 parts[part] = parts.get(part, 0.0) + units
-        return cls(dict(meter.requests), reads, writes, seconds, parts)
+        return cls(dict(meter.requests), reads, writes, seconds, parts, meter.rule_wcu)
 
     @property
     def request_count(self) -> int:
@@ -145,7 +147,11 @@ def report(figures: list[Figures]) -> str:
         parts = ", ".join(
             f"{part} {units / refunds:.2f}" for part, units in sorted(entry.job.write_parts.items())
         )
-        lines.append(f"- {LABELS[entry.engine]}, {entry.games} games: {parts or 'none reported'}")
+        rule = entry.job.rule_write_units / refunds
+        lines.append(
+            f"- {LABELS[entry.engine]}, {entry.games} games: {parts or 'none reported'}; "
+            f"the transactions' puts by AWS's rule (2 per item and started KB): {rule:.2f}"
+        )
     lines.append("")
     lines.append("Requests of each job, by operation:")
     for entry in figures:
