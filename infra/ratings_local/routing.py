@@ -1,19 +1,17 @@
 """Which function API Gateway hands a request to, read from the template's Api events: the
-resource a path is on (the one with the most literal segments, as API Gateway prefers
-/a/b over /a/{x}), then the method declared on it, else its ANY.
+resource a path is on (`http_api.ApiRoutes`: the most literal segments win, as API Gateway
+prefers /a/b over /a/{x}), then the method declared on it, else its ANY.
 
 A method whose event says `Auth: Authorizer: AWS_IAM` takes a SigV4-signed request when
-deployed; locally it takes the moderation key instead (`x-moderation-key`), when one is set.
+deployed; locally it takes the moderation key instead (`http_api.MODERATION_KEY_HEADER`), when
+the stack has one.
 """
 
-import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from ratings_local.http_api import ApiRoutes
 from ratings_local.template import FunctionSpec
-
-#: The local stand-in for the deployed moderation credential.
-MODERATION_KEY_HEADER = "x-moderation-key"
 
 
 class Target(NamedTuple):
@@ -36,11 +34,8 @@ class Routing:
                 self._methods.setdefault(path, {})[method.upper()] = Target(
                     function.logical_id, signed
                 )
-        # Most literal segments first: /v1/ladders/{ladder}/games before /{proxy+}.
-        self._resources = sorted(
-            ((path, _pattern(path)) for path in self._methods),
-            key=lambda entry: -sum(not part.startswith("{") for part in entry[0].split("/")),
-        )
+        #: The API's resources, which the events name (`resource`, `pathParameters`).
+        self.routes = ApiRoutes(self._methods)
 
     @property
     def functions(self) -> set[str]:
@@ -49,22 +44,6 @@ class Routing:
 
     def target(self, method: str, path: str) -> Target | None:
         """The function for `method` on `path` (as sent), or None when no resource has it."""
-        for resource, pattern in self._resources:
-            if pattern.fullmatch(path):
-                methods = self._methods[resource]
-                found = methods.get(method.upper()) or methods.get("ANY")
-                if found is not None:
-                    return found
-        return None
-
-
-def _pattern(resource: str) -> re.Pattern[str]:
-    parts = []
-    for segment in resource.strip("/").split("/"):
-        if re.fullmatch(r"\{\w+\+\}", segment):
-            parts.append(".+")
-        elif re.fullmatch(r"\{\w+\}", segment):
-            parts.append("[^/]+")
-        else:
-            parts.append(re.escape(segment))
-    return re.compile("/" + "/".join(parts) if parts != [""] else "/")
+        resource, _parameters = self.routes.match(path)
+        methods = self._methods.get(resource, {})
+        return methods.get(method.upper()) or methods.get("ANY")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from support.games import ts, unique
 from support.http import Client
-from support.stack import aws_client, running_stack, wait_for
+from support.stack import ENGINES, aws_client, running_stack, wait_for
 
 from ratings_local.stack import LocalStack
 
@@ -21,9 +21,9 @@ MODERATION_KEY = "e2e-moderation-key"
 SIGNED = {"x-moderation-key": MODERATION_KEY}
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[LocalStack]:
-    with running_stack(moderation_key=MODERATION_KEY) as local:
+@pytest.fixture(scope="module", params=ENGINES)
+def stack(request: pytest.FixtureRequest) -> Iterator[LocalStack]:
+    with running_stack(moderation_key=MODERATION_KEY, dynamodb_local=request.param) as local:
         yield local
 
 

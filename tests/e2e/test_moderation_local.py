@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from support.games import unique
 from support.http import Client
-from support.stack import running_stack
+from support.stack import ENGINES, running_stack
 
 from ratings_local.stack import LocalStack
 
@@ -18,9 +18,11 @@ MODERATION_KEY = "moderation-key"
 SIGNED = {"x-moderation-key": MODERATION_KEY}
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[LocalStack]:
-    with running_stack(api_key=API_KEY, moderation_key=MODERATION_KEY) as local:
+@pytest.fixture(scope="module", params=ENGINES)
+def stack(request: pytest.FixtureRequest) -> Iterator[LocalStack]:
+    with running_stack(
+        api_key=API_KEY, moderation_key=MODERATION_KEY, dynamodb_local=request.param
+    ) as local:
         yield local
 
 

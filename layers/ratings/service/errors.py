@@ -120,10 +120,11 @@ class PlayerErasing(RetryLater):
 
     code = "erasure_pending"
 
-    def __init__(self, player_id: str) -> None:
+    def __init__(self) -> None:
+        # No id in the words: the adapters log them (docs/security.md, "Erasure").
         super().__init__(
-            f"player {player_id!r} is being erased; retry later (once the erasure is done the "
-            "id starts afresh)"
+            "a player of this request is being erased; retry later (once the erasure is done, "
+            "the id starts afresh)"
         )
 
 

@@ -49,9 +49,8 @@ def players_of(
 
 def refuse_erasing(players: Sequence[Player]) -> None:
     """PlayerErasing when one of `players` is being erased (a write must wait for it)."""
-    for player in players:
-        if player.erasing:
-            raise PlayerErasing(player.player_id)
+    if any(player.erasing for player in players):
+        raise PlayerErasing
 
 
 class RecentWindow(NamedTuple):

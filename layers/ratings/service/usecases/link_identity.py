@@ -33,7 +33,7 @@ class LinkIdentity:
         if reads.anonymous_linked_to == account_id:
             return self._repeated(link, reads.states)
         if reads.erasing:
-            raise PlayerErasing(reads.erasing[0])
+            raise PlayerErasing
         if reads.anonymous_linked_to is not None:
             raise AlreadyLinked(f"anonymous_id {anonymous_id!r} is already linked to an account")
         if reads.account_absorbed is not None:
