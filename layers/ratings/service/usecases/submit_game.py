@@ -61,7 +61,7 @@ class SubmitGame:
         resolved = resolve_pair(ids, reads.links)
         players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
         refuse_erasing(players)
-        reason = why_unranked(game)
+        reason = why_unranked(game, players)
         states = [
             player.before_game(
                 0 if reason else self.window.ranked_games(ladder.ruleset, player, game.played_at)

@@ -142,6 +142,8 @@ class StateItem(RatingsItem, discriminator="state"):
     version = NumberAttribute()
     absorbed_id = UnicodeAttribute(null=True)
     listed = BooleanAttribute(default=True)
+    sanction_id = UnicodeAttribute(null=True)
+    refunded_until = UnicodeAttribute(null=True)
     erasing = BooleanAttribute(default=False)
 
 
@@ -293,13 +295,20 @@ def player_of(item: StateItem) -> Player:
         version=int(item.version),
         absorbed_id=item.absorbed_id,
         listed=item.listed is not False,
+        sanction_id=item.sanction_id,
+        refunded_until=None
+        if item.refunded_until is None
+        else parse_utc_millis(item.refunded_until),
         erasing=item.erasing is True,
     )
 
 
 def state_item_of(player: Player) -> StateItem:
     # The item's attributes are the player's fields, by name: player_of reads them back.
-    return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **player._asdict())
+    fields = player._asdict()
+    if player.refunded_until is not None:
+        fields["refunded_until"] = format_utc_millis(player.refunded_until)
+    return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **fields)
 
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
