@@ -1,6 +1,6 @@
-"""Moderation: the moderation routes of api.md (erasing a player), on a function and a role
-of their own, so the game Api never holds what they need (docs/security.md). Deployed, their
-methods take a SigV4-signed request (AWS_IAM) besides the API key.
+"""Moderation: the moderation routes of api.md (erasing a player, sanctions), on a function
+and a role of their own, so the game Api never holds what they need (docs/security.md).
+Deployed, their methods take a SigV4-signed request (AWS_IAM) besides the API key.
 
 Like the Api, it parses nothing itself: the use cases check the parameters, and every error
 becomes api.md's error body in `answer_error`. Its routes are `MODERATION_ROUTES`; the Api
@@ -56,6 +56,27 @@ def request_erasure(player_id: str) -> Response[JsonObject]:
 @route("GET", "/v1/players/{player_id}/erasure")
 def get_erasure(player_id: str) -> Response[JsonObject]:
     return json_response(200, wiring.service().get_erasure(player_id))
+
+
+@route("POST", "/v1/ladders/{ladder}/sanctions")
+def sanction_player(ladder: str) -> Response[JsonObject]:
+    sanction = wiring.service().sanction_player(ladder, request_body()).result
+    return json_response(200 if sanction["status"] == "done" else 202, sanction)
+
+
+@route("GET", "/v1/ladders/{ladder}/sanctions/{sanction_id}")
+def get_sanction(ladder: str, sanction_id: str) -> Response[JsonObject]:
+    return json_response(200, wiring.service().get_sanction(ladder, sanction_id))
+
+
+@route("DELETE", "/v1/ladders/{ladder}/sanctions/{sanction_id}")
+def lift_sanction(ladder: str, sanction_id: str) -> Response[JsonObject]:
+    return json_response(200, wiring.service().lift_sanction(ladder, sanction_id))
+
+
+def request_body() -> Any:
+    """The JSON value of the body, as sent (the use case checks it); a body is required."""
+    return payloads.required(app.current_event.json_body)
 
 
 # Errors ---------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ratings.rules.submission import game_body, parse_game
 from ratings.service.inputs import LINK, parse_link
 from ratings.service.pages import MAX_PAGE
 from ratings.wiring import LADDERS
-from ratings_local import openapi_moderation
+from ratings_local import openapi_moderation, openapi_sanctions
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack
 
@@ -48,10 +48,13 @@ ERRORS = {
     "allowed (also a body that is not JSON or not UTF-8); code `invalid_cursor`: a cursor "
     "that is not the next_cursor of a previous page of the same listing",
     403: "API Gateway: x-api-key missing or not a key of the usage plan (locally: only when "
-    "the stack has a key)",
-    404: "Code `not_found`: unknown ladder, or a game, tournament or path that is not there; "
+    "the stack has a key); on a moderation route, also a request not signed by an identity "
+    "allowed to call it (locally: without the stack's x-moderation-key, when it has one)",
+    404: "Code `not_found`: unknown ladder, or a game, tournament, sanction or path that is "
+    "not there; "
     "code `not_ranked`: the leaderboard around a player without ranked games",
-    409: "Conflict: the id was already used with other content, or the link contradicts one",
+    409: "Conflict: the id was already used with other content, or the link contradicts one, "
+    "or the player is already under another sanction",
     413: "A body over 64 KiB",
     429: "API Gateway: more requests than the key's rate or quota allows",
     503: "Busy or briefly unavailable: retry later with backoff",
@@ -189,6 +192,11 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
                 "recent_ranked_games": INTEGER,
                 "k": INTEGER,
                 "provisional": {"type": "boolean"},
+                "sanctioned": {
+                    "type": "boolean",
+                    "description": "Under a sanction in the ladder: off its leaderboard (no "
+                    "standing), no game with them rates; the rating is kept",
+                },
                 "standing": _nullable(_ref("Standing")),
             }
         ),
@@ -236,7 +244,13 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
                 "ladder": ID_SCHEMA,
                 "events": {
                     "type": "array",
-                    "items": {"oneOf": [_ref("GameEvent"), _ref("PodiumBonusEvent")]},
+                    "items": {
+                        "oneOf": [
+                            _ref("GameEvent"),
+                            _ref("PodiumBonusEvent"),
+                            _ref("RefundEvent"),
+                        ]
+                    },
                 },
                 "next_cursor": _nullable(STRING),
             }
@@ -298,6 +312,7 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
             }
         ),
         "IdentityLink": LINK.schema(),
+        **openapi_sanctions.sanction_schemas(_object, _nullable),
     }
     for name, ruleset in rulesets.items():
         schemas[f"explain.{name}"] = explain_schema(ruleset)
@@ -512,6 +527,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             ),
         }
     }
+    found.update(openapi_sanctions.sanction_paths(ladders, _responses, _ref))
     return found
 
 

@@ -75,6 +75,8 @@ def stored_texts(storage: Storage) -> Iterator[str]:
         storage.absorbed,
         storage.job_records,
         {key: sorted(value) for key, value in storage.awards.items() if value},
+        storage.sanction_tables.decisions,
+        {key: sorted(value) for key, value in storage.sanction_tables.pointers.items() if value},
     ]
     for table in tables:
         for key, value in table.items():

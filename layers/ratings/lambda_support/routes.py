@@ -7,4 +7,6 @@ Each path as API Gateway declares it, with the methods the Moderation function s
 
 MODERATION_ROUTES: dict[str, frozenset[str]] = {
     "/v1/players/{player_id}/erasure": frozenset({"GET", "POST"}),
+    "/v1/ladders/{ladder}/sanctions": frozenset({"POST"}),
+    "/v1/ladders/{ladder}/sanctions/{sanction_id}": frozenset({"DELETE", "GET"}),
 }

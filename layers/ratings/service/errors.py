@@ -93,6 +93,20 @@ class AlreadyLinked(ServiceError):
     disposition = Disposition.CONFLICT
 
 
+class SanctionConflict(ServiceError):
+    """The sanction id was already used with other content."""
+
+    code = "sanction_conflict"
+    disposition = Disposition.CONFLICT
+
+
+class AlreadySanctioned(ServiceError):
+    """The player is under another sanction in the ladder already (lift it first)."""
+
+    code = "already_sanctioned"
+    disposition = Disposition.CONFLICT
+
+
 class RetryLater(ServiceError):
     """A transient failure (contention, throttling): the same request may succeed later."""
 
@@ -166,6 +180,7 @@ def classify(error: BaseException) -> Classified:
 
 __all__ = [
     "AlreadyLinked",
+    "AlreadySanctioned",
     "AlreadyStored",
     "Classified",
     "Disposition",
@@ -176,6 +191,7 @@ __all__ = [
     "NotRanked",
     "PlayerErasing",
     "RetryLater",
+    "SanctionConflict",
     "ServiceError",
     "TournamentConflict",
     "TransientStorageError",

@@ -21,14 +21,19 @@ from ratings.service.standing import Ranking
 from ratings.service.stored import ERASURE, JsonObject
 from ratings.service.usecases.award_podium import AwardPodium
 from ratings.service.usecases.erase_player import ErasePlayer
+from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
+from ratings.service.usecases.lift_sanction import LiftSanction
 from ratings.service.usecases.link_identity import LinkIdentity
+from ratings.service.usecases.pay_refunds import PayRefunds
 from ratings.service.usecases.preview_game import PreviewGame
 from ratings.service.usecases.read_history import ReadHistory
 from ratings.service.usecases.read_leaderboard import ReadLeaderboard
 from ratings.service.usecases.read_player import ReadPlayer
 from ratings.service.usecases.read_results import ReadGame, ReadTournament
+from ratings.service.usecases.read_sanction import ReadSanction
 from ratings.service.usecases.refresh_standings import RefreshStandings
 from ratings.service.usecases.request_erasure import ReadErasure, RequestErasure
+from ratings.service.usecases.sanction_player import SanctionPlayer
 from ratings.service.usecases.submit_game import SubmitGame
 
 
@@ -44,6 +49,7 @@ class RatingService:
         clock: Clock = utc_now,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        timer: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         on_retry: Callable[[str], None] | None = None,
         job_queue: JobQueue | None = None,
@@ -51,7 +57,7 @@ class RatingService:
         settings = settings or Settings()
         known = Ladders(ladders)
         writes = storage.writes
-        retrier = Retrier(retry, sleep=sleep, rng=rng, on_retry=on_retry)
+        retrier = Retrier(retry, sleep=sleep, timer=timer, rng=rng, on_retry=on_retry)
         window = RecentWindow(writes)
         ranking = Ranking(storage.ranks, clock, settings.exact_rank_limit)
         self.retrier = retrier
@@ -72,12 +78,22 @@ class RatingService:
         # Moderation, and the background jobs it queues: a kind is a module with its step;
         # the worker runs them all.
         jobs = job_queue or NoJobQueue()
+        sanctions = storage.sanctions
+        self.sanction_player = SanctionPlayer(
+            known, sanctions, writes, jobs, retrier, clock, settings
+        )
+        self.get_sanction = ReadSanction(known, sanctions)
+        self.lift_sanction = LiftSanction(known, sanctions, writes, retrier, clock)
+        self.pay_refunds = PayRefunds(
+            known, sanctions, writes, storage.jobs, retrier, clock, settings
+        )
         self.request_erasure = RequestErasure(
             known, storage.jobs, storage.erasures, jobs, retrier, clock
         )
         self.get_erasure = ReadErasure(storage.jobs)
         kinds: dict[str, JobKind] = {
-            ERASURE: ErasePlayer(known, storage.erasures, clock),
+            ERASURE: ErasePlayer(known, storage.erasures, clock, SanctionPseudonyms(sanctions)),
+            self.pay_refunds.kind: self.pay_refunds,
         }
         self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)
         self._ladders = ladders

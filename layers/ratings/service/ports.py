@@ -11,6 +11,8 @@ on its own. `Storage` is what a service is built over: one of each.
 - `HistoryView`: a player's history, page by page.
 - `LeaderboardView`: leaderboard pages, from the top, after or before a position.
 - `RankView`: how many stand ahead of a position, and the ladder's rating histogram.
+- `SanctionStore`: sanctions, the decisions about their refunds, and the sanctioned player's
+  games they page through (docs/table-layout.md, "Sanctions").
 - `JobRecords`: background jobs' records (`ratings.service.jobs`), each saved over the
   version it came from.
 - `ErasureWrites`: what erasing a player reads and writes (`usecases.erase_player`).
@@ -27,7 +29,19 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
+from ratings.rules.refunds import Window
 from ratings.service.player import Player
+from ratings.service.sanction_records import (
+    GameAgainst,
+    GamePosition,
+    GamesPage,
+    NamedInSanctions,
+    RefundDecision,
+    RefundReads,
+    Sanction,
+    SanctionReads,
+    SanctionView,
+)
 from ratings.service.stored import (
     ErasedIdentity,
     EventKey,
@@ -95,13 +109,18 @@ class Writes(ABC):
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         unchanged: Sequence[Player] = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
         """Store the game, the players' new states and the events together, or nothing; and
         only while each of `unchanged` (states read, not written) is still at its version
         (version 0: none stored).
 
         Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
-        version moved, TransientStorageError when the store asks to slow down.
+        version moved, TransientStorageError when the store asks to slow down. With `now`, a
+        stored game whose `expires_at` is at or before it counts as absent and is replaced:
+        expired records are deleted late (DynamoDB's TTL takes up to two days), and what a
+        caller is answered must not depend on when.
         """
 
     @abstractmethod
@@ -188,6 +207,83 @@ class RankView(ABC):
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         """(player_id, rating) of every leaderboard player, in no particular order. Read while
         ratings change, a player may come twice (at two ratings) or not at all."""
+
+
+class SanctionStore(ABC):
+    """Sanctions and their refunds. A sanction's record is the job record of its refunds
+    (`JobRecords` saves its progress); its lift is kept beside it, so a lift and a progress
+    save never overwrite each other. Each commit is atomic like the writes port's; a state is
+    stored only over the version it came from (WriteConflict otherwise)."""
+
+    @abstractmethod
+    def read_for_sanction(self, ladder: str, sanction_id: str, player_id: str) -> SanctionReads:
+        """The sanction (if stored), the links of `player_id` both ways and its state, in one
+        round trip, strongly consistent."""
+
+    @abstractmethod
+    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
+        """The sanction (None: not stored) with its lift and every decision stored so far,
+        strongly consistent."""
+
+    @abstractmethod
+    def games_against(
+        self,
+        ladder: str,
+        player_id: str,
+        window: Window,
+        after: GamePosition | None,
+        limit: int,
+    ) -> GamesPage:
+        """At most `limit` of the player's ranked games played in `window`, by played_at
+        then game id, from just after `after` (expired or not), strongly consistent."""
+
+    @abstractmethod
+    def read_for_refunds(
+        self, ladder: str, sanction_id: str, player_id: str, games: Sequence[GameAgainst]
+    ) -> RefundReads:
+        """For each game of `player_id`: the decision already stored and the stored game;
+        then, for the games not decided yet, the opponent's link and state
+        (`opponents_undecided`). Strongly consistent."""
+
+    @abstractmethod
+    def commit_sanction(self, sanction: Sanction, player: Player) -> None:
+        """Store the new sanction's record with the sanctioned player's state, or nothing.
+
+        Raises AlreadyStored when the sanction id is stored already, WriteConflict when the
+        state's version moved."""
+
+    @abstractmethod
+    def commit_lift(self, sanction: Sanction, players: Sequence[Player]) -> None:
+        """Record `sanction.lifted_at` and store the states of `players`, or nothing.
+
+        Raises AlreadyStored when it was lifted already, WriteConflict as above."""
+
+    @abstractmethod
+    def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
+        """Store the decision, the victim's new state and their refund event, or nothing.
+
+        Raises AlreadyStored when the game's decision is stored already, WriteConflict as
+        above."""
+
+    @abstractmethod
+    def record_withheld(self, decision: RefundDecision) -> None:
+        """Store a withheld decision; AlreadyStored when the game's decision is stored."""
+
+    @abstractmethod
+    def read_named(
+        self,
+        ladder: str,
+        sanction_ids: Sequence[str],
+        decision_keys: Sequence[tuple[str, str]],
+    ) -> NamedInSanctions:
+        """The sanctions and the (sanction id, game id) decisions an erasure rewrites,
+        strongly consistent."""
+
+    @abstractmethod
+    def rename(self, sanctions: Sequence[Sanction], decisions: Sequence[RefundDecision]) -> None:
+        """Store the sanctions' records (each over the version it came from) and the decisions
+        (each only while stored) with other ids in them, all or nothing; WriteConflict when a
+        record moved or a decision is gone."""
 
 
 class JobRecords(ABC):
@@ -288,6 +384,9 @@ class Storage(Protocol):
 
     @property
     def ranks(self) -> RankView: ...
+
+    @property
+    def sanctions(self) -> SanctionStore: ...
 
     @property
     def jobs(self) -> JobRecords: ...

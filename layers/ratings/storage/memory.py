@@ -41,6 +41,7 @@ from ratings.service.stored import (
     erasure_id,
 )
 from ratings.storage.memory_erasures import InMemoryErasures
+from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
 
 _Stored = TypeVar("_Stored", StoredGame, StoredTournament)
 
@@ -69,6 +70,8 @@ class InMemoryStorage:
         self.history = InMemoryHistory(self)
         self.leaderboard = InMemoryLeaderboard(self)
         self.ranks = InMemoryRanks(self)
+        self.sanction_tables = SanctionTables()
+        self.sanctions = InMemorySanctions(self)
         self.jobs = InMemoryJobs(self)
         self.erasures = InMemoryErasures(self)
 
@@ -164,9 +167,22 @@ class InMemoryWrites(Writes):
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         unchanged: Sequence[Player] = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
         games = self._tables.games
-        self._commit(players, events, lambda: _put_new(games, game, game.game_id), unchanged)
+
+        def put_game() -> Callable[[], None]:
+            stored = games.get((game.ladder, game.game_id))
+            if stored is not None and (now is None or stored.expires_at > now):
+                raise AlreadyStored(game.game_id)
+
+            def apply() -> None:
+                games[(game.ladder, game.game_id)] = game  # an expired one is replaced
+
+            return apply
+
+        self.commit_checked(players, events, put_game, unchanged)
 
     def commit_tournament(
         self,
@@ -189,7 +205,7 @@ class InMemoryWrites(Writes):
 
             return apply_with_pointers
 
-        self._commit(players, events, put_tournament, unchanged)
+        self.commit_checked(players, events, put_tournament, unchanged)
 
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
         tables = self._tables
@@ -212,7 +228,7 @@ class InMemoryWrites(Writes):
 
             return apply
 
-        self._commit(players, [], put_links)
+        self.commit_checked(players, [], put_links)
 
     def put_standings(self, standings: Standings) -> bool:
         tables = self._tables
@@ -227,13 +243,16 @@ class InMemoryWrites(Writes):
         links = self._tables.links
         return {pid: links[pid] for pid in player_ids if pid in links}
 
-    def _commit(
+    def commit_checked(
         self,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         check_record: Callable[[], Callable[[], None]],
         unchanged: Sequence[Player] = (),
     ) -> None:
+        """One atomic commit of the fake: `check_record` checks the record the commit
+        creates (raising to refuse it) and returns how to store it; then each state's
+        version is checked, and only then is anything stored."""
         tables = self._tables
         if tables.before_commit is not None:
             hook, tables.before_commit = tables.before_commit, None

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import ErasureWrites
+from ratings.service.sanction_records import SANCTION_POINTER
 from ratings.service.stored import (
     AWARD_POINTER,
     GAME_EVENT,
@@ -94,6 +95,10 @@ class InMemoryErasures(ErasureWrites):
                 for tournament_id in sorted(tables.awards.get((ladder, player_id), ()))
             ]
             items += [
+                PlayerItem(ladder, player_id, SANCTION_POINTER, sid, f"sanction:{sid}")
+                for sid in sorted(tables.sanction_tables.pointers.get((ladder, player_id), ()))
+            ]
+            items += [
                 PlayerItem(ladder, player_id, event.kind, event.ref_id, _event_key(event), event)
                 for event in events
             ]
@@ -165,6 +170,9 @@ class InMemoryErasures(ErasureWrites):
             for item in rewrite.deleted:
                 if item.kind == AWARD_POINTER:
                     tables.awards.get((ladder, item.player_id), set()).discard(item.ref_id)
+                elif item.kind == SANCTION_POINTER:
+                    pointers = tables.sanction_tables.pointers
+                    pointers.get((ladder, item.player_id), set()).discard(item.ref_id)
                 else:
                     held_events = tables.events.get((ladder, item.player_id), [])
                     held_events[:] = [e for e in held_events if _event_key(e) != item.key]

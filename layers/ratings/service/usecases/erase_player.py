@@ -11,7 +11,8 @@ The phases, each made of idempotent steps:
 2. pages: page by page through each id's own items in each ladder, expired ones included:
    a game's record and the opponent's event of it get the pseudonyms, so does a tournament
    whose awards name the player; then the player's own items are deleted, all in one write
-   per page. Deleted items are gone, so every step starts at the id's first item left.
+   per page. Sanctions of the player and refunds paid to them get their pseudonyms first
+   (`erase_sanctions`). Deleted items are gone, so every step starts at the id's first item left.
 3. unlink: both sides of the identity link are deleted.
 4. states: the marked states are deleted (only while as marked: a write that slipped in
    sends the job back to phase 1), and the job keeps nothing but its dates.
@@ -43,6 +44,7 @@ from ratings.service.stored import (
     StoredGame,
     StoredTournament,
 )
+from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
 from ratings.service.usecases.request_erasure import FIRST_PHASE, new_pseudonym
 
 PAGES, UNLINK, STATES = "pages", "unlink", "states"
@@ -54,10 +56,17 @@ PAGE_SIZE = 25
 class ErasePlayer(JobKind):
     kind = ERASURE
 
-    def __init__(self, ladders: Ladders, erasures: ErasureWrites, clock: Clock) -> None:
+    def __init__(
+        self,
+        ladders: Ladders,
+        erasures: ErasureWrites,
+        clock: Clock,
+        sanctions: SanctionPseudonyms | None = None,
+    ) -> None:
         self.ladders = ladders
         self.erasures = erasures
         self.clock = clock
+        self.sanctions = sanctions
 
     def step(self, job: Job) -> Job:
         phase = job.progress.phase
@@ -114,6 +123,8 @@ class ErasePlayer(JobKind):
         if not items:
             return job.advanced(Progress(PAGES, {"partition": index + 1}))
         names: Mapping[str, str] = job.details["names"]
+        if self.sanctions is not None:
+            self.sanctions.rewrite(ladder, items, names)
         wanted = _wanted(items, names)
         references = self.erasures.read_references(ladder, *wanted)
         self.erasures.pseudonymize(ladder, _rewrite(items, references, names))

@@ -1,5 +1,6 @@
 """Link an identity: an anonymous id becomes an account once, its state moving to the account
-in each ladder where the account has no ranked games (docs/rules.md)."""
+in each ladder where the account has no ranked games, and its sanction following it in each
+ladder where it is under one (docs/rules.md)."""
 
 from collections.abc import Mapping
 
@@ -60,6 +61,9 @@ class LinkIdentity:
                 moved.append(account.absorbing(anonymous))
                 kept.append({"ladder": ladder_id, "kept": "anonymous"})
             else:
+                sanctioned = account.linked_with(anonymous)
+                if sanctioned is not None:
+                    moved.append(sanctioned)
                 kept.append({"ladder": ladder_id, "kept": "account"})
         try:
             self.writes.commit_link(link, moved)

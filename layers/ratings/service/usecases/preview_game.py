@@ -38,6 +38,6 @@ class PreviewGame:
             if recent is None:
                 recent = self.window.ranked_games(ruleset, player, game.played_at)
             states.append(player.supposing(overrides).before_game(recent))
-        result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game))
+        result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game, players))
         result["preview"] = True
         return result

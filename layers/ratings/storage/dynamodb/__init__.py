@@ -9,6 +9,7 @@ consistent and batched. Its modules, one job each:
 - `commits`: the writes port's transactions
 - `results`, `history`, `leaderboard`, `standings`: the read views (results; a player's
   history; leaderboard pages; ranks and the histogram)
+- `sanctions`, `sanction_layout`: the sanctions port and its items
 - `jobs`: background jobs' records
 - `erasures`: the erasure port (erasing a player's items)
 - `errors`: what a failed request means (transient, conflict, already stored)
@@ -31,6 +32,7 @@ from ratings.storage.dynamodb.layout import (
 )
 from ratings.storage.dynamodb.leaderboard import DynamoLeaderboard
 from ratings.storage.dynamodb.results import DynamoResults
+from ratings.storage.dynamodb.sanctions import DynamoSanctions
 from ratings.storage.dynamodb.standings import DynamoRanks
 from ratings.storage.dynamodb.writes import DynamoWrites
 
@@ -45,18 +47,27 @@ class DynamoStorage:
         region: str = "us-east-1",
         endpoint_url: str | None = None,
         leaderboard_shards: int = 4,
+        connect_timeout_seconds: float | None = None,
+        read_timeout_seconds: float | None = None,
+        max_retry_attempts: int | None = None,
     ) -> None:
+        """The client's timeouts and retries are pynamodb's defaults unless given (wiring
+        fits them to the function's time)."""
         self.table = BoundTable(
             table_name,
             region=region,
             endpoint_url=endpoint_url,
             leaderboard_shards=leaderboard_shards,
+            connect_timeout_seconds=connect_timeout_seconds,
+            read_timeout_seconds=read_timeout_seconds,
+            max_retry_attempts=max_retry_attempts,
         )
         self.writes = DynamoWrites(self.table)
         self.results = DynamoResults(self.table)
         self.history = DynamoHistory(self.table)
         self.leaderboard = DynamoLeaderboard(self.table)
         self.ranks = DynamoRanks(self.table)
+        self.sanctions = DynamoSanctions(self.table)
         self.jobs = DynamoJobs(self.table)
         self.erasures = DynamoErasures(self.table)
 

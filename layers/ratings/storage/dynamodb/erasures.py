@@ -10,6 +10,7 @@ from pynamodb.expressions.condition import Condition
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import ErasureWrites
+from ratings.service.sanction_records import SANCTION_POINTER
 from ratings.service.stored import (
     AWARD_POINTER,
     GAME_EVENT,
@@ -54,6 +55,7 @@ from ratings.storage.dynamodb.layout import (
     tournament_item,
     tournament_key,
 )
+from ratings.storage.dynamodb.sanction_layout import SanctionPointerItem
 
 
 class DynamoErasures(ErasureWrites):
@@ -130,6 +132,10 @@ class DynamoErasures(ErasureWrites):
             elif isinstance(item, AwardPointerItem):
                 items.append(
                     PlayerItem(ladder, player_id, AWARD_POINTER, item.tournament_id, item.sk)
+                )
+            elif isinstance(item, SanctionPointerItem):
+                items.append(
+                    PlayerItem(ladder, player_id, SANCTION_POINTER, item.sanction_id, item.sk)
                 )
             else:
                 items.append(PlayerItem(ladder, player_id, str(item.kind), "", item.sk))

@@ -28,6 +28,7 @@ from pynamodb.indexes import (
     LocalSecondaryIndex,
 )
 from pynamodb.models import Model
+from pynamodb.settings import get_settings_value
 
 from ratings.service.player import Player
 from ratings.service.stored import (
@@ -141,6 +142,8 @@ class StateItem(RatingsItem, discriminator="state"):
     version = NumberAttribute()
     absorbed_id = UnicodeAttribute(null=True)
     listed = BooleanAttribute(default=True)
+    sanction_id = UnicodeAttribute(null=True)
+    refunded_until = UnicodeAttribute(null=True)
     erasing = BooleanAttribute(default=False)
 
 
@@ -212,7 +215,11 @@ class BoundTable:
         region: str = "us-east-1",
         endpoint_url: str | None = None,
         leaderboard_shards: int = 4,
+        connect_timeout_seconds: float | None = None,
+        read_timeout_seconds: float | None = None,
+        max_retry_attempts: int | None = None,
     ) -> None:
+        """The timeouts and retries are pynamodb's defaults (15 s, 30 s, 3) unless given."""
         if leaderboard_shards < 1:
             raise ValueError("leaderboard_shards must be at least 1")
         # The models are process-wide classes; one process serves one table.
@@ -220,6 +227,12 @@ class BoundTable:
         meta.table_name = table_name
         setattr(meta, "region", region)  # noqa: B010 - pynamodb reads these optional settings
         setattr(meta, "host", endpoint_url)  # noqa: B010
+        for name, value in (
+            ("connect_timeout_seconds", connect_timeout_seconds),
+            ("read_timeout_seconds", read_timeout_seconds),
+            ("max_retry_attempts", max_retry_attempts),
+        ):
+            setattr(meta, name, get_settings_value(name) if value is None else value)
         RatingsItem._connection = None  # rebind to the table configured above
         self.table_name = table_name
         self.endpoint_url = endpoint_url
@@ -282,13 +295,20 @@ def player_of(item: StateItem) -> Player:
         version=int(item.version),
         absorbed_id=item.absorbed_id,
         listed=item.listed is not False,
+        sanction_id=item.sanction_id,
+        refunded_until=None
+        if item.refunded_until is None
+        else parse_utc_millis(item.refunded_until),
         erasing=item.erasing is True,
     )
 
 
 def state_item_of(player: Player) -> StateItem:
     # The item's attributes are the player's fields, by name: player_of reads them back.
-    return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **player._asdict())
+    fields = player._asdict()
+    if player.refunded_until is not None:
+        fields["refunded_until"] = format_utc_millis(player.refunded_until)
+    return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **fields)
 
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
