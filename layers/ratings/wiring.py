@@ -37,7 +37,7 @@ def build_storage(config: Config) -> "DynamoStorage":
     storage = DynamoStorage(
         config.table_name,
         region=config.region,
-        endpoint_url=config.endpoint_url,
+        endpoint_url=config.dynamodb_endpoint_url,
         leaderboard_shards=config.leaderboard_shards,
         connect_timeout_seconds=timeouts.connect_seconds,
         read_timeout_seconds=timeouts.read_seconds,
@@ -98,7 +98,7 @@ def sqs_client() -> "SQSClient":
     client = storage().connection.session.create_client(
         "sqs",
         region_name=settings.region,
-        endpoint_url=settings.endpoint_url,
+        endpoint_url=settings.sqs_endpoint_url,
         config=client_config,
     )
     deadline.guard(client, timeouts.connect_seconds + read_seconds, settling=True)

@@ -19,24 +19,24 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from support.handlers import Stack
-from support.lambda_events import REGION, rest_event, sqs_event
+from support.lambda_events import rest_event, sqs_event
 from support.queues import queue_depth, wait_for_messages
-from support.template import ROOT, TEMPLATE
+from support.stack import running_stack, sqs_client, wait_for
 
 from ratings import wiring
 from ratings_local.functions import LocalFunction
-from ratings_local.template import read_stack
 
-# Amazon's engine only: moto's DynamoDB does not contend as DynamoDB does.
+# Amazon's engine only (the fixture's stack): moto's DynamoDB does not contend as DynamoDB does.
 pytestmark = [
-    pytest.mark.parametrize("table_engine", ["dynamodb_local"], indirect=True),
+    # The stack sets process-wide state: its modules share a worker (support.stack).
+    pytest.mark.xdist_group("local_stack"),
     pytest.mark.filterwarnings("ignore:No application metrics:UserWarning"),
 ]
 
@@ -59,28 +59,42 @@ class Seen:
 
 
 @dataclass
+class Queues:
+    """The stack's games queue and its dead letters, with an SQS client of the stack's."""
+
+    sqs: Any
+    games_arn: str
+    games_url: str
+    games_dlq_url: str
+
+
+@dataclass
 class Functions:
-    """The Api and GamesQueue functions of template.yaml, as containers of their own (a
-    GamesQueue container per writer), over the handler tests' stack."""
+    """The Api and GamesQueue functions of template.yaml as the local stack runs them: each
+    invocation in an execution environment (a process) of its own, the table on DynamoDB
+    Local, the queues on the stack's moto server. Its own consumers take what is sent back,
+    as the event source mapping does."""
 
     games: LocalFunction
     api: LocalFunction
-    stack: Stack
+    stack: Queues
 
 
 @pytest.fixture
-def containers(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> Functions:
-    # Containers of one process share Powertools' metric store: no EMF output here.
-    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
-    wiring.reset()
-    spec = read_stack(TEMPLATE)
-    return Functions(
-        games=LocalFunction(
-            spec.functions["GamesQueueFunction"], ROOT, REGION, max_concurrency=WRITERS
-        ),
-        api=LocalFunction(spec.functions["ApiFunction"], ROOT, REGION),
-        stack=stack,
-    )
+def containers() -> Iterator[Functions]:
+    with running_stack(dynamodb_local=True, print_function_logs=False) as local:
+        assert local.resources is not None
+        queues = local.endpoints()["queues"]
+        yield Functions(
+            games=local.functions["GamesQueueFunction"],
+            api=local.functions["ApiFunction"],
+            stack=Queues(
+                sqs=sqs_client(local),
+                games_arn=local.resources.queue_arns["GamesQueue"],
+                games_url=queues["games"],
+                games_dlq_url=queues["games_dlq"],
+            ),
+        )
 
 
 def hot_game(writer: int, number: int, now: datetime) -> dict[str, Any]:
@@ -97,6 +111,7 @@ def over_http(functions: Functions, seen: Seen, games: list[dict[str, Any]]) -> 
     """A client that honours Retry-After: it waits that long and sends the same body again."""
     path = f"/v1/ladders/{LADDER}/games"
     for body in games:
+        retried = False
         while True:
             answer = functions.api.invoke(rest_event("POST", path, body=body))
             with seen.lock:
@@ -111,7 +126,10 @@ def over_http(functions: Functions, seen: Seen, games: list[dict[str, Any]]) -> 
                 seen.retry_after.append(retry_after)
             assert json.loads(answer["body"])["error"]["code"] == "retry_later"
             time.sleep(float(retry_after or 1))
-        assert answer["statusCode"] == 201, answer
+            retried = True
+        # A 503 whose commit landed after all (its answer ran out of time) is answered 200
+        # from the stored game when sent again; a first answer is a 201.
+        assert answer["statusCode"] in ({200, 201} if retried else {201}), answer
 
 
 def over_the_queue(functions: Functions, seen: Seen, bodies: list[str]) -> None:
@@ -157,19 +175,28 @@ def test_twelve_writers_on_one_hot_player_all_land_once_on_dynamodb_local(
         for future in futures:
             future.result()
     drain_requeued(containers, seen)
+    wiring.reset()  # this process's service, on the stack's table
+    # The stack's own consumers may still be applying a copy they took.
+    wait_for(
+        lambda: (
+            wiring.storage().writes.read_states(LADDER, [HOT])[HOT].ranked_games
+            >= WRITERS * GAMES_EACH
+        ),
+        what="every game applied to the hot player",
+    )
     seconds = time.monotonic() - started
 
     service = wiring.service()
     print(
         f"\n[hot-player dynamodb-local] games={WRITERS * GAMES_EACH} http={dict(seen.http)} "
         f"requeued={sum(seen.requeue_receive_counts.values())} "
-        f"service_retries={service.retries} seconds={seconds:.1f}"
+        f"metrics={dict(containers.games.metrics)} seconds={seconds:.1f}"
     )
     assert seen.batch_item_failures == []  # contention never left a record to redeliver
     assert set(seen.requeue_receive_counts) <= {"1"}  # each copy a new message, received once
     assert queue_depth(stack.sqs, stack.games_dlq_url) == 0
-    assert set(seen.http) <= {201, 503}
-    assert seen.http[201] == GAMES_EACH
+    assert set(seen.http) <= {200, 201, 503}
+    assert seen.http[201] + seen.http[200] == GAMES_EACH
     assert all(value == "1" for value in seen.retry_after)
     hot = wiring.storage().writes.read_states(LADDER, [HOT])[HOT]
     assert hot.ranked_games == WRITERS * GAMES_EACH  # each game applied exactly once
