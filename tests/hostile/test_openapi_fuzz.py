@@ -15,6 +15,7 @@ must be accepted. Every documented example is accepted as it stands.
 import json
 import re
 import time
+import urllib.parse
 import urllib.request
 import uuid
 from collections import Counter
@@ -166,6 +167,17 @@ def test_every_answer_conforms_to_the_document(
                 assert table_digest(stack) == before, f"refused, yet stored: {reply.raw!r}"
         elif reply.status == 202 and path.endswith("/sanctions"):
             settle(stack, response.json())
+        elif reply.status == 202 and path.endswith("/erasure"):
+            # An accepted erasure's job also writes in the background.
+            erasure = (
+                f"/v1/players/{urllib.parse.quote(response.json()['player_id'], safe='')}/erasure"
+            )
+            wait_for(
+                lambda: (
+                    send(stack.api_url, "GET", erasure, headers=MODERATED).json["status"] == "done"
+                ),
+                what=f"erasure {erasure!r} done",
+            )
 
     check()
     elapsed = time.monotonic() - started
