@@ -5,6 +5,7 @@ two in step. Every commit is one TransactWriteItems; reads on the hot path are s
 consistent and batched. Its modules, one job each:
 
 - `layout`: key formats, the pynamodb models, their binding to a table, items <-> values
+- `job_layout`: background jobs' records (erasures, sanctions): keys, model, items <-> values
 - `writes`: the writes port (the reads a commit is conditioned on, and the commits)
 - `commits`: the writes port's transactions
 - `results`, `history`, `leaderboard`, `standings`: the read views (results; a player's

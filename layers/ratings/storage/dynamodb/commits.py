@@ -15,16 +15,15 @@ from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.stored import DONE, ERASURE, Link, PlayerEvent, erasure_id
 from ratings.storage.dynamodb.errors import raise_for_cancelled
+from ratings.storage.dynamodb.job_layout import JobItem, job_key
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
     BoundTable,
-    JobItem,
     LinkItem,
     RatingsItem,
     StateItem,
     event_item,
-    job_key,
     leaderboard_shard,
     link_key,
     state_item_of,

@@ -26,6 +26,7 @@ from ratings.service.stored import (
     StoredTournament,
 )
 from ratings.storage.dynamodb.commits import Tx, state_puts, transact
+from ratings.storage.dynamodb.job_layout import JobItem, job_item
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
@@ -36,7 +37,6 @@ from ratings.storage.dynamodb.layout import (
     BoundTable,
     EventItem,
     GameItem,
-    JobItem,
     LinkItem,
     RatingsItem,
     StateItem,
@@ -46,7 +46,6 @@ from ratings.storage.dynamodb.layout import (
     event_sort_key,
     game_item,
     game_key,
-    job_item,
     link_key,
     player_key,
     player_of,

@@ -1,4 +1,4 @@
-"""Background jobs' records on DynamoDB: one item per job (`layout.job_key`), read strongly
+"""Background jobs' records on DynamoDB: one item per job (`job_layout.job_key`), read strongly
 consistent, created once and saved over the version it came from (a conditional PutItem)."""
 
 from pynamodb.exceptions import PutError
@@ -8,7 +8,10 @@ from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.ports import JobRecords
 from ratings.service.stored import Job
 from ratings.storage.dynamodb.errors import transient_as_storage_error
-from ratings.storage.dynamodb.layout import BoundTable, JobItem, job_item, job_key, job_of
+from ratings.storage.dynamodb.job_layout import JobItem, job_item, job_key, job_of
+from ratings.storage.dynamodb.layout import (
+    BoundTable,
+)
 
 
 class DynamoJobs(JobRecords):

@@ -1,6 +1,6 @@
 """The table layout of sanctions (docs/table-layout.md, "Sanctions"): one partition per
 sanction, `N#{ladder}#{sanction_id}`, holding its record (the job record of its refunds,
-`layout.JobItem`), its lift and its decisions; and a pointer to the sanction in the
+`job_layout.JobItem`), its lift and its decisions; and a pointer to the sanction in the
 sanctioned player's own partition. Items <-> values.
 """
 
@@ -13,7 +13,11 @@ from ratings.service.sanction_records import (
     Sanction,
     sanction_job_id,
 )
-from ratings.storage.dynamodb.layout import RatingsItem, job_key, player_key
+from ratings.storage.dynamodb.job_layout import job_key
+from ratings.storage.dynamodb.layout import (
+    RatingsItem,
+    player_key,
+)
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 LIFT_SK = "LIFTED"
@@ -23,7 +27,7 @@ SANCTION_POINTER_PREFIX = "SANCTION#"
 
 
 def sanction_key(ladder: str, sanction_id: str) -> str:
-    """The sanction's partition: its job record (`layout.job_key`), its lift, its decisions."""
+    """The sanction's partition: its job record (`job_layout.job_key`), its lift, its decisions."""
     pk, _sort_key = job_key(SANCTION, sanction_job_id(ladder, sanction_id))
     return pk
 

@@ -28,6 +28,7 @@ from ratings.service.stored import GAME_EVENT, PlayerEvent, StoredGame
 from ratings.storage.dynamodb import commits
 from ratings.storage.dynamodb.commits import Tx
 from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.storage.dynamodb.job_layout import JobItem, job_item, job_key, job_of
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
@@ -37,16 +38,12 @@ from ratings.storage.dynamodb.layout import (
     STATE_SK,
     BoundTable,
     GameItem,
-    JobItem,
     LinkItem,
     RatingsItem,
     StateItem,
     event_item,
     event_sort_key,
     game_key,
-    job_item,
-    job_key,
-    job_of,
     link_key,
     player_key,
     player_of,

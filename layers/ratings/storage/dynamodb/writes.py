@@ -26,6 +26,7 @@ from ratings.service.stored import (
 )
 from ratings.storage.dynamodb import commits
 from ratings.storage.dynamodb.errors import response_code, transient_as_storage_error
+from ratings.storage.dynamodb.job_layout import JobItem, job_key
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
@@ -37,7 +38,6 @@ from ratings.storage.dynamodb.layout import (
     TOURNAMENT_SK,
     BoundTable,
     GameItem,
-    JobItem,
     LinkItem,
     RatingsItem,
     StandingsItem,
@@ -47,7 +47,6 @@ from ratings.storage.dynamodb.layout import (
     compact_json,
     game_item,
     game_key,
-    job_key,
     link_key,
     player_key,
     player_of,
