@@ -5,6 +5,7 @@ the table (to see what is physically stored, expired items included)."""
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from botocore.client import BaseClient
@@ -104,9 +105,11 @@ class InterleavingWrites(DynamoWrites):
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         unchanged: Sequence[Player] = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
         self._interleave()
-        super().commit_game(game, players, events, unchanged)
+        super().commit_game(game, players, events, unchanged, now=now)
 
     def commit_tournament(
         self,

@@ -49,6 +49,7 @@ class RatingService:
         clock: Clock = utc_now,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        timer: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         on_retry: Callable[[str], None] | None = None,
         job_queue: JobQueue | None = None,
@@ -56,7 +57,7 @@ class RatingService:
         settings = settings or Settings()
         known = Ladders(ladders)
         writes = storage.writes
-        retrier = Retrier(retry, sleep=sleep, rng=rng, on_retry=on_retry)
+        retrier = Retrier(retry, sleep=sleep, timer=timer, rng=rng, on_retry=on_retry)
         window = RecentWindow(writes)
         ranking = Ranking(storage.ranks, clock, settings.exact_rank_limit)
         self.retrier = retrier

@@ -109,13 +109,18 @@ class Writes(ABC):
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         unchanged: Sequence[Player] = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
         """Store the game, the players' new states and the events together, or nothing; and
         only while each of `unchanged` (states read, not written) is still at its version
         (version 0: none stored).
 
         Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
-        version moved, TransientStorageError when the store asks to slow down.
+        version moved, TransientStorageError when the store asks to slow down. With `now`, a
+        stored game whose `expires_at` is at or before it counts as absent and is replaced:
+        expired records are deleted late (DynamoDB's TTL takes up to two days), and what a
+        caller is answered must not depend on when.
         """
 
     @abstractmethod

@@ -167,9 +167,22 @@ class InMemoryWrites(Writes):
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         unchanged: Sequence[Player] = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
         games = self._tables.games
-        self.commit_checked(players, events, lambda: _put_new(games, game, game.game_id), unchanged)
+
+        def put_game() -> Callable[[], None]:
+            stored = games.get((game.ladder, game.game_id))
+            if stored is not None and (now is None or stored.expires_at > now):
+                raise AlreadyStored(game.game_id)
+
+            def apply() -> None:
+                games[(game.ladder, game.game_id)] = game  # an expired one is replaced
+
+            return apply
+
+        self.commit_checked(players, events, put_game, unchanged)
 
     def commit_tournament(
         self,

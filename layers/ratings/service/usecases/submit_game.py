@@ -98,10 +98,11 @@ class SubmitGame:
         # erasure that marked one meanwhile must not see the game land after its mark.
         unchanged = [] if rated else players
         try:
-            self.writes.commit_game(stored, rated, events, unchanged)
+            # An expired record is replaced, as if TTL had deleted it already.
+            self.writes.commit_game(stored, rated, events, unchanged, now=now)
         except AlreadyStored:
             existing = self.results.get_game(ladder.ladder_id, game.game_id)
-            if existing is None:  # stored and gone again between two reads: try afresh
+            if existing is None or existing.expires_at <= now:  # gone again: try afresh
                 raise WriteConflict(game.game_id) from None
             return _replay(existing, game)
         return Submitted(result, created=True)

@@ -47,12 +47,20 @@ class DynamoStorage:
         region: str = "us-east-1",
         endpoint_url: str | None = None,
         leaderboard_shards: int = 4,
+        connect_timeout_seconds: float | None = None,
+        read_timeout_seconds: float | None = None,
+        max_retry_attempts: int | None = None,
     ) -> None:
+        """The client's timeouts and retries are pynamodb's defaults unless given (wiring
+        fits them to the function's time)."""
         self.table = BoundTable(
             table_name,
             region=region,
             endpoint_url=endpoint_url,
             leaderboard_shards=leaderboard_shards,
+            connect_timeout_seconds=connect_timeout_seconds,
+            read_timeout_seconds=read_timeout_seconds,
+            max_retry_attempts=max_retry_attempts,
         )
         self.writes = DynamoWrites(self.table)
         self.results = DynamoResults(self.table)

@@ -4,6 +4,7 @@ came from), and a cancelled transaction read back as what it means.
 """
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import NamedTuple
 
 from pynamodb.exceptions import TransactWriteError
@@ -52,13 +53,20 @@ def commit_created(
     events: Sequence[PlayerEvent],
     unchanged: Sequence[Player] = (),
     also: Sequence[RatingsItem] = (),
+    *,
+    expired_by: datetime | None = None,
 ) -> None:
     """A result created once (game, tournament), with the states and events it changes, over
-    the `unchanged` states' versions, with the items `also` (pointers to it)."""
+    the `unchanged` states' versions, with the items `also` (pointers to it); with
+    `expired_by`, a stored one whose expires_at is at or before it is replaced, as absent."""
+    absent = RatingsItem.pk.does_not_exist()
+    if expired_by is not None:
+        # Past its expires_at the record counts as gone, whether or not TTL deleted it.
+        absent = absent | (RatingsItem.expires_at <= expired_by)
     transact(
         table,
         [
-            Tx(created, RatingsItem.pk.does_not_exist(), AlreadyStored),
+            Tx(created, absent, AlreadyStored),
             *state_puts(table, players),
             *state_checks(unchanged),
             *(Tx(event_item(event), None, WriteConflict) for event in events),

@@ -28,6 +28,7 @@ from pynamodb.indexes import (
     LocalSecondaryIndex,
 )
 from pynamodb.models import Model
+from pynamodb.settings import get_settings_value
 
 from ratings.service.player import Player
 from ratings.service.stored import (
@@ -214,7 +215,11 @@ class BoundTable:
         region: str = "us-east-1",
         endpoint_url: str | None = None,
         leaderboard_shards: int = 4,
+        connect_timeout_seconds: float | None = None,
+        read_timeout_seconds: float | None = None,
+        max_retry_attempts: int | None = None,
     ) -> None:
+        """The timeouts and retries are pynamodb's defaults (15 s, 30 s, 3) unless given."""
         if leaderboard_shards < 1:
             raise ValueError("leaderboard_shards must be at least 1")
         # The models are process-wide classes; one process serves one table.
@@ -222,6 +227,12 @@ class BoundTable:
         meta.table_name = table_name
         setattr(meta, "region", region)  # noqa: B010 - pynamodb reads these optional settings
         setattr(meta, "host", endpoint_url)  # noqa: B010
+        for name, value in (
+            ("connect_timeout_seconds", connect_timeout_seconds),
+            ("read_timeout_seconds", read_timeout_seconds),
+            ("max_retry_attempts", max_retry_attempts),
+        ):
+            setattr(meta, name, get_settings_value(name) if value is None else value)
         RatingsItem._connection = None  # rebind to the table configured above
         self.table_name = table_name
         self.endpoint_url = endpoint_url

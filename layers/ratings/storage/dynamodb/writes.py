@@ -25,7 +25,7 @@ from ratings.service.stored import (
     erasure_id,
 )
 from ratings.storage.dynamodb import commits
-from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.storage.dynamodb.errors import response_code, transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
@@ -169,8 +169,12 @@ class DynamoWrites(Writes):
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
         unchanged: Sequence[Player] = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
-        commits.commit_created(self._table, game_item(game), players, events, unchanged)
+        commits.commit_created(
+            self._table, game_item(game), players, events, unchanged, expired_by=now
+        )
 
     def commit_tournament(
         self,
@@ -207,7 +211,7 @@ class DynamoWrites(Writes):
             try:
                 item.save(condition=newer_only)
             except PutError as error:
-                if error.cause_response_code == "ConditionalCheckFailedException":
+                if response_code(error) == "ConditionalCheckFailedException":
                     return False
                 raise
         return True
