@@ -2,19 +2,27 @@
 for a player with 10, 100 and 1,000 games in the retention period, on moto and on Amazon's
 DynamoDB Local, on template.yaml's table.
 
-Each player's games (against 20 opponents, with 2,000 games among other players beside
-them, so the table is not only theirs) are played on the in-memory fake and copied into the
-table with BatchWriteItem (not measured); then the erasure is requested and its job worked
-to the end, invocation by invocation, the way the ModerationWorker works it. Every request
-asks for ReturnConsumedCapacity=TOTAL at the adapter's botocore client. No request may be a
-Scan: the cost follows the player's own items, never the table's.
+Each player's games (against 20 opponents, with games among other players beside them, so
+the table is not only theirs: 2,000 on DynamoDB Local) are played on the in-memory fake and
+copied into the table with BatchWriteItem (not measured); then the erasure is requested and
+its job worked to the end, invocation by invocation, the way the ModerationWorker works it.
+Every request asks for ReturnConsumedCapacity=TOTAL at the adapter's botocore client. No
+request may be a Scan: the cost follows the player's own items, never the table's.
+
+moto copies the whole table (`copy.deepcopy`) once per item of every TransactWriteItems, so
+its time grows with the table times the items written, and its memory with it (garbage
+collected after each transaction here; a first run without reached 8 GB): on moto the table
+holds the player's games only (`--moto-others 0`), and a player of 1,000 games is not run by
+default (it grows as the square: 1,000 would take about half an hour; `--moto-games` to try).
 
     python -m benchmarks.erasure [--games 10,100,1000] [--others 2000]
+                                 [--moto-games 10,100,300] [--moto-others 0]
 
 Needs DynamoDB Local (`make setup-dynamodb-local`).
 """
 
 import argparse
+import gc
 import math
 import random
 import time
@@ -122,6 +130,7 @@ def _kilobytes(size: int) -> int:
 class Figures:
     engine: str
     games: int
+    others: int
     requests: Counter[str]
     write_units: float
     rule_write_units: float
@@ -217,14 +226,21 @@ def invocation_of(seconds: float) -> Callable[[], Callable[[], float]]:
     return new
 
 
-def measure(sizes: list[int], others: int) -> list[Figures]:
+def _collect(**_: Any) -> None:
+    gc.collect()
+
+
+def measure(sizes: dict[str, list[int]], others: dict[str, int]) -> list[Figures]:
     figures = []
     for engine in ENGINES:
         with engine_endpoint(engine) as endpoint:
-            for games in sizes:
-                memory = played(games, others, random.Random(games))
+            for games in sizes[engine]:
+                memory = played(games, others[engine], random.Random(games))
                 storage = DynamoStorage(new_table(endpoint, "bench-erasure"), endpoint_url=endpoint)
                 copy_into(memory, storage)
+                if engine == "moto":  # its table copies, freed after each transaction
+                    events = storage.connection.client.meta.events
+                    events.register("after-call.dynamodb.TransactWriteItems", _collect)
                 meter, seconds, invocations = erase(storage, invocation_of(60.0))
                 scans = meter.requests.get("Scan", 0)
                 assert scans == 0, "an erasure must never scan the table"
@@ -232,6 +248,7 @@ def measure(sizes: list[int], others: int) -> list[Figures]:
                     Figures(
                         engine,
                         games,
+                        others[engine],
                         meter.requests,
                         meter.write_units,
                         meter.rule_write_units,
@@ -243,21 +260,22 @@ def measure(sizes: list[int], others: int) -> list[Figures]:
     return figures
 
 
-def report(figures: list[Figures], others: int) -> str:
+def report(figures: list[Figures]) -> str:
     labels = {"moto": f"moto {moto_version()}", "dynamodb_local": f"DynamoDB Local {VERSION}"}
     lines = [
-        f"Erasing a player of {LADDER} (20 opponents, {others} other games in the table, one "
-        "podium award); per erased game:",
+        f"Erasing a player of {LADDER} (20 opponents, one podium award); per erased game:",
         "",
-        "| engine | games | requests | per game | WCU reported | per game | WCU by AWS's rule "
-        "| per game | RCU reported | per game | time | ms per game | invocations |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| engine | games | other games | requests | per game | WCU reported | per game "
+        "| WCU by AWS's rule | per game | RCU reported | per game | time | ms per game "
+        "| invocations |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for entry in figures:
         total = sum(entry.requests.values())
         games = entry.games
         lines.append(
-            f"| {labels[entry.engine]} | {games} | {total} | {total / games:.2f} | "
+            f"| {labels[entry.engine]} | {games} | {entry.others} | {total} | "
+            f"{total / games:.2f} | "
             f"{entry.write_units:g} | {entry.write_units / games:.2f} | "
             f"{entry.rule_write_units:g} | {entry.rule_write_units / games:.2f} | "
             f"{entry.read_units:g} | {entry.read_units / games:.2f} | "
@@ -276,10 +294,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--games", default="10,100,1000", help="the player's games, comma-separated"
     )
-    parser.add_argument("--others", type=int, default=2000, help="games among the others")
+    parser.add_argument("--others", type=int, default=2000, help="others' games (DynamoDB Local)")
+    parser.add_argument("--moto-games", default="10,100,300", help="the player's games on moto")
+    parser.add_argument("--moto-others", type=int, default=0, help="others' games on moto")
     args = parser.parse_args(argv)
-    sizes = [int(value) for value in args.games.split(",")]
-    print(report(measure(sizes, args.others), args.others))
+    sizes = {
+        "dynamodb_local": [int(value) for value in args.games.split(",")],
+        "moto": [int(value) for value in args.moto_games.split(",")],
+    }
+    others = {"moto": args.moto_others, "dynamodb_local": args.others}
+    print(report(measure(sizes, others)), flush=True)
     return 0
 
 
