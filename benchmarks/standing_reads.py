@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> None:
                 standing = service.get_player.standing(service_record(storage, player_id))
             assert standing is not None
             print(
-                f"{rank:>8} {standing['exact']!s:>6} {meter.entries:>8} {meter.rru:>9.1f}  "
+                f"{rank:>8} {standing.exact!s:>6} {meter.entries:>8} {meter.rru:>9.1f}  "
                 f"{dict(meter.requests)}"
             )
 

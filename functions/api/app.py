@@ -25,8 +25,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from ratings import wiring
 from ratings.lambda_support import payloads, telemetry
 from ratings.lambda_support.problems import Problem, problem_for, refused
-from ratings.service.documents import describe_ladders
 from ratings.service.errors import Disposition, InvalidInput
+from ratings.service.results import LadderList, json_of
 
 logger = Logger()
 metrics = Metrics()
@@ -48,7 +48,7 @@ def route(method: str, path: str) -> Callable[[Handler], Handler]:
 
 @route("GET", "/v1/ladders")
 def list_ladders() -> JsonObject:
-    return describe_ladders(wiring.LADDERS)  # configuration only: no table, no client
+    return json_of(LadderList.of(wiring.LADDERS))  # configuration only: no table, no client
 
 
 @route("POST", "/v1/ladders/{ladder}/games")

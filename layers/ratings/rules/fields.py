@@ -192,6 +192,17 @@ class Field(NamedTuple):
             schema["example"] = self.example
         return schema
 
+    def answered_schema(self) -> Schema:
+        """The field as a result shows it: always present, its default when not sent."""
+        schema = self.schema()
+        for key in ("default", "example"):
+            schema.pop(key, None)
+        if isinstance(self.kind, Record):
+            nested = self.kind.schema()
+            nested["required"] = [entry.name for entry in self.kind.fields]
+            schema = nested if not self.nullable else {"anyOf": [nested, {"type": "null"}]}
+        return schema
+
 
 class Record(NamedTuple):
     """A JSON object with known fields only: parsed to a dict with every field's value."""

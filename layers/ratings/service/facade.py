@@ -10,10 +10,10 @@ import time
 from collections.abc import Callable, Mapping
 
 from ratings.rules import Ladder
-from ratings.service import documents
 from ratings.service.ladders import Ladders
 from ratings.service.player_reads import RecentWindow
 from ratings.service.ports import Storage
+from ratings.service.results import LadderList, json_of
 from ratings.service.retries import Retrier, RetryPolicy
 from ratings.service.settings import Clock, Settings, utc_now
 from ratings.service.standing import Ranking
@@ -71,4 +71,4 @@ class RatingService:
         return self.retrier.retries
 
     def ladders(self) -> JsonObject:
-        return documents.describe_ladders(self._ladders)
+        return json_of(LadderList.of(self._ladders))

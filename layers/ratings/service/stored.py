@@ -16,7 +16,7 @@ from ratings.service.player import Player
 
 JsonObject = dict[str, Any]
 
-#: The kinds of history event.
+#: The types of history event (as their JSON's `type` says).
 GAME_EVENT = "game"
 PODIUM_EVENT = "podium_bonus"
 
@@ -31,7 +31,7 @@ class PlayerEvent(NamedTuple):
     ladder: str
     player_id: str
     at: datetime
-    kind: str  # GAME_EVENT | PODIUM_EVENT
+    event_type: str  # GAME_EVENT | PODIUM_EVENT
     ref_id: str  # game id or tournament id
     ranked: bool
     body: JsonObject
@@ -52,7 +52,7 @@ class PlayerEvent(NamedTuple):
             ladder=player.ladder,
             player_id=player.player_id,
             at=played_at,
-            kind=GAME_EVENT,
+            event_type=GAME_EVENT,
             ref_id=game_id,
             ranked=ranked,
             body=body,
@@ -73,7 +73,7 @@ class PlayerEvent(NamedTuple):
             ladder=player.ladder,
             player_id=player.player_id,
             at=finished_at,
-            kind=PODIUM_EVENT,
+            event_type=PODIUM_EVENT,
             ref_id=tournament_id,
             ranked=False,
             body=body,
@@ -81,7 +81,7 @@ class PlayerEvent(NamedTuple):
         )
 
 
-#: Where a history page stopped: the (at, kind, ref_id) of the last event read.
+#: Where a history page stopped: the (at, event_type, ref_id) of the last event read.
 EventPosition = tuple[datetime, str, str]
 
 

@@ -127,7 +127,7 @@ class InMemoryWrites(Writes):
             count = sum(
                 1
                 for event in events
-                if event.kind == GAME_EVENT and event.ranked and since <= event.at < until
+                if event.event_type == GAME_EVENT and event.ranked and since <= event.at < until
             )
             return min(count, limit)
 
@@ -305,4 +305,4 @@ def _order(row: LeaderboardRow) -> tuple[int, str]:
 
 
 def _event_key(event: PlayerEvent) -> EventPosition:
-    return (event.at, event.kind, event.ref_id)
+    return (event.at, event.event_type, event.ref_id)

@@ -1,18 +1,17 @@
 """Award a podium: pay a public tournament's podium bonuses once per tournament id."""
 
 from ratings.rules import InvalidInput, Ladder
-from ratings.service import documents
+from ratings.service.declared import ABSENT
 from ratings.service.errors import AlreadyStored, TournamentConflict, WriteConflict
-from ratings.service.inputs import PodiumInput, parse_podium
 from ratings.service.ladders import Ladders
 from ratings.service.player import Player
 from ratings.service.player_reads import players_of
 from ratings.service.ports import ResultsView, Writes
-from ratings.service.results import Submitted
+from ratings.service.requests import PodiumInput, parse_podium
+from ratings.service.results import Award, PodiumBonusEvent, Submitted, Tournament, json_of
 from ratings.service.retries import Retrier
 from ratings.service.settings import Clock, Settings
-from ratings.service.stored import JsonObject, PlayerEvent, StoredTournament
-from ratings.timestamps import format_utc_millis
+from ratings.service.stored import PODIUM_EVENT, PlayerEvent, StoredTournament
 
 
 class AwardPodium:
@@ -47,49 +46,55 @@ class AwardPodium:
         if len(set(resolved)) != len(resolved):
             raise InvalidInput("podium", "podium players must be different people (after linking)")
         players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
-        awards: list[JsonObject] = []
+        awards: list[Award] = []
         awarded: list[Player] = []
         events: list[PlayerEvent] = []
-        at = format_utc_millis(podium.finished_at)
         for (place, submitted_id), player in zip(podium.podium, players, strict=True):
             bonus = ladder.podium_bonus(place) if podium.public else 0
-            award: JsonObject = {
-                "place": place,
-                "player_id": player.player_id,
-                "delta": bonus,
-                "rating_after": player.rating + bonus,
-            }
-            if submitted_id != player.player_id:
-                award["submitted_id"] = submitted_id
-            awards.append(award)
+            after = player.awarded(bonus)
+            awards.append(
+                Award(
+                    place=place,
+                    player_id=player.player_id,
+                    delta=bonus,
+                    rating_after=after.rating,
+                    submitted_id=submitted_id if submitted_id != player.player_id else ABSENT,
+                )
+            )
             if bonus == 0:
                 continue
-            after = player.awarded(bonus)
             awarded.append(after)
+            bonus_event = PodiumBonusEvent(
+                type=PODIUM_EVENT,
+                tournament_id=podium.tournament_id,
+                place=place,
+                at=podium.finished_at,
+                delta=bonus,
+                rating_after=after.rating,
+            )
             events.append(
                 PlayerEvent.of_podium(
                     player,
                     tournament_id=podium.tournament_id,
                     finished_at=podium.finished_at,
-                    body=documents.podium_event(
-                        podium.tournament_id, place, at, bonus, after.rating
-                    ),
+                    body=json_of(bonus_event),
                     kept_for=self.settings.history_retention,
                 )
             )
-        result: JsonObject = {
-            "tournament_id": podium.tournament_id,
-            "ladder": ladder.ladder_id,
-            "status": "awarded",
-            "public": podium.public,
-            "finished_at": at,
-            "awards": awards,
-        }
+        result = Tournament(
+            tournament_id=podium.tournament_id,
+            ladder=ladder.ladder_id,
+            status="awarded",
+            public=podium.public,
+            finished_at=podium.finished_at,
+            awards=awards,
+        )
+        answer = json_of(result)
         tournament = StoredTournament(
             ladder=ladder.ladder_id,
             tournament_id=podium.tournament_id,
             fingerprint=podium.fingerprint,
-            result=result,
+            result=answer,
         )
         try:
             self.writes.commit_tournament(tournament, awarded, events)
@@ -98,7 +103,7 @@ class AwardPodium:
             if existing is None:
                 raise WriteConflict(podium.tournament_id) from None
             return _replay(existing, podium)
-        return Submitted(result, created=True)
+        return Submitted(answer, created=True)
 
 
 def _replay(stored: StoredTournament, podium: PodiumInput) -> Submitted:

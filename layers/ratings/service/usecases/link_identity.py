@@ -4,11 +4,11 @@ in each ladder where the account has no ranked games (docs/rules.md)."""
 from collections.abc import Mapping
 
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
-from ratings.service.inputs import parse_link
 from ratings.service.ladders import Ladders
 from ratings.service.player import Player
 from ratings.service.ports import Writes
-from ratings.service.results import Submitted
+from ratings.service.requests import parse_link
+from ratings.service.results import LadderKept, LinkResult, Submitted, json_of
 from ratings.service.retries import Retrier
 from ratings.service.stored import JsonObject, Link
 
@@ -44,7 +44,7 @@ class LinkIdentity:
                 f"anonymous_id {anonymous_id!r} is an account that absorbed an anonymous id"
             )
         moved: list[Player] = []
-        kept: list[JsonObject] = []
+        kept: list[LadderKept] = []
         for ladder_id in ladder_ids:
             starting = self.ladders.get(ladder_id).starting_rating
             anonymous = reads.states.get((ladder_id, anonymous_id)) or Player(
@@ -56,25 +56,27 @@ class LinkIdentity:
             moved.append(anonymous.unlisted())
             if anonymous.stored and account.ranked_games == 0:
                 moved.append(account.absorbing(anonymous))
-                kept.append({"ladder": ladder_id, "kept": "anonymous"})
+                kept.append(LadderKept(ladder=ladder_id, kept="anonymous"))
             else:
-                kept.append({"ladder": ladder_id, "kept": "account"})
+                kept.append(LadderKept(ladder=ladder_id, kept="account"))
         try:
             self.writes.commit_link(link, moved)
         except AlreadyStored:
             # Linked meanwhile: read again, to answer a concurrent copy of this very link as
             # its retry, and any other link as the conflict it is.
             raise WriteConflict(anonymous_id) from None
-        result = {"anonymous_id": anonymous_id, "account_id": account_id, "ladders": kept}
-        return Submitted(result, created=True)
+        result = LinkResult(anonymous_id=anonymous_id, account_id=account_id, ladders=kept)
+        return Submitted(json_of(result), created=True)
 
     def _repeated(self, link: Link, states: Mapping[tuple[str, str], Player]) -> Submitted:
         """The answer of a link already made: in each ladder the account kept the anonymous
         state exactly when it absorbed it, as the first answer said."""
-        kept: list[JsonObject] = []
+        kept: list[LadderKept] = []
         for ladder_id in self.ladders.ids():
             account = states.get((ladder_id, link.account_id))
             absorbed = account is not None and account.absorbed_id == link.anonymous_id
-            kept.append({"ladder": ladder_id, "kept": "anonymous" if absorbed else "account"})
-        result = {"anonymous_id": link.anonymous_id, "account_id": link.account_id, "ladders": kept}
-        return Submitted(result, created=False)
+            kept.append(LadderKept(ladder=ladder_id, kept="anonymous" if absorbed else "account"))
+        result = LinkResult(
+            anonymous_id=link.anonymous_id, account_id=link.account_id, ladders=kept
+        )
+        return Submitted(json_of(result), created=False)

@@ -6,6 +6,7 @@ from ratings.service.game_rating import evaluate, why_unranked
 from ratings.service.ladders import Ladders
 from ratings.service.player_reads import RecentWindow, players_of, resolve_pair
 from ratings.service.ports import Writes
+from ratings.service.results import json_of
 from ratings.service.settings import Clock
 from ratings.service.stored import JsonObject
 
@@ -39,5 +40,4 @@ class PreviewGame:
                 recent = self.window.ranked_games(ruleset, player, game.played_at)
             states.append(player.supposing(overrides).before_game(recent))
         result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game))
-        result["preview"] = True
-        return result
+        return json_of(result._replace(preview=True))

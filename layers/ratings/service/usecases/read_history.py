@@ -1,10 +1,10 @@
 """Read a player's history: their games and podium bonuses, newest first, page by page."""
 
-from ratings.service import documents
-from ratings.service.inputs import require_id
+from ratings.service import cursors
 from ratings.service.ladders import Ladders
-from ratings.service.pages import DEFAULT_HISTORY_LIMIT, page_limit
+from ratings.service.parameters import DEFAULT_HISTORY_LIMIT, page_limit, require_id
 from ratings.service.ports import HistoryView, Writes
+from ratings.service.results import History, json_of
 from ratings.service.settings import Clock
 from ratings.service.stored import JsonObject, PlayerEvent
 
@@ -26,7 +26,7 @@ class ReadHistory:
         require_id(player_id, "player_id")
         page_size = page_limit(limit, DEFAULT_HISTORY_LIMIT)
         resolved = self.writes.resolve(player_id)
-        after = documents.decode_history_cursor(cursor, ladder.ladder_id, resolved)
+        after = cursors.decode_history_cursor(cursor, ladder.ladder_id, resolved)
         now = self.clock()
         # One event more than the page, so next_cursor is given only when a next page has
         # events; expired events (TTL deletes late) are skipped as if already gone.
@@ -39,16 +39,17 @@ class ReadHistory:
             if not page.more or not page.events:
                 break
             last = page.events[-1]
-            after = (last.at, last.kind, last.ref_id)
+            after = (last.at, last.event_type, last.ref_id)
         next_cursor = None
         if len(events) > page_size:
             last = events[page_size - 1]
-            next_cursor = documents.history_cursor(
-                ladder.ladder_id, resolved, last.at, last.kind, last.ref_id
+            next_cursor = cursors.history_cursor(
+                ladder.ladder_id, resolved, last.at, last.event_type, last.ref_id
             )
-        return {
-            "player_id": resolved,
-            "ladder": ladder.ladder_id,
-            "events": [event.body for event in events[:page_size]],
-            "next_cursor": next_cursor,
-        }
+        answer = History(
+            player_id=resolved,
+            ladder=ladder.ladder_id,
+            events=[event.body for event in events[:page_size]],
+            next_cursor=next_cursor,
+        )
+        return json_of(answer)

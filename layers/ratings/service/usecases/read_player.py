@@ -3,11 +3,12 @@ and provisional status of their next game, and where they stand."""
 
 from datetime import timedelta
 
-from ratings.service.inputs import require_id
 from ratings.service.ladders import Ladders
+from ratings.service.parameters import require_id
 from ratings.service.player import Player
 from ratings.service.player_reads import RecentWindow, players_of
 from ratings.service.ports import Writes
+from ratings.service.results import PlayerSummary, Standing, json_of
 from ratings.service.settings import Clock
 from ratings.service.standing import Ranking
 from ratings.service.stored import JsonObject
@@ -33,19 +34,20 @@ class ReadPlayer:
         until = self.clock() + timedelta(milliseconds=1)
         recent = self.window.ranked_games(ladder.ruleset, player, until, display=True)
         state = player.before_game(recent)
-        return {
-            "player_id": player.player_id,
-            "ladder": ladder.ladder_id,
-            "rating": player.rating,
-            "ranked_games": player.ranked_games,
-            "recent_ranked_games": recent,
-            "k": ladder.ruleset.k_for(state),
-            "provisional": ladder.ruleset.provisional(state),
-            "standing": self.standing(player),
-        }
+        summary = PlayerSummary(
+            player_id=player.player_id,
+            ladder=ladder.ladder_id,
+            rating=player.rating,
+            ranked_games=player.ranked_games,
+            recent_ranked_games=recent,
+            k=ladder.ruleset.k_for(state),
+            provisional=ladder.ruleset.provisional(state),
+            standing=self.standing(player),
+        )
+        return json_of(summary)
 
-    def standing(self, player: Player) -> JsonObject | None:
+    def standing(self, player: Player) -> Standing | None:
         """The player's standing (`player` resolved and read), None when not on the board."""
         if not player.on_the_board:
             return None
-        return self.ranking.rank(player.ladder, player.rating, player.player_id).document()
+        return self.ranking.rank(player.ladder, player.rating, player.player_id)

@@ -1,8 +1,8 @@
 """Read a stored result: a game's (while its record is kept) or a tournament's awards."""
 
 from ratings.service.errors import NotFound
-from ratings.service.inputs import require_id
 from ratings.service.ladders import Ladders
+from ratings.service.parameters import require_id
 from ratings.service.ports import ResultsView
 from ratings.service.settings import Clock
 from ratings.service.stored import JsonObject

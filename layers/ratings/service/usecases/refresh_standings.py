@@ -4,9 +4,9 @@
 from ratings.rules.standings import RatingHistogram
 from ratings.service.ladders import Ladders
 from ratings.service.ports import RankView, Writes
+from ratings.service.results import StandingsRefreshed, json_of
 from ratings.service.settings import Clock
 from ratings.service.stored import JsonObject, Standings
-from ratings.timestamps import format_utc_millis
 
 
 class RefreshStandings:
@@ -33,11 +33,12 @@ class RefreshStandings:
                 ratings.append(rating)
         histogram = RatingHistogram.of(ratings)
         stored = self.writes.put_standings(Standings(ladder.ladder_id, histogram, started))
-        return {
-            "ladder": ladder.ladder_id,
-            "players": histogram.players,
-            "ratings": len(histogram.counts),
-            "entries_read": entries,
-            "refreshed_at": format_utc_millis(started),
-            "stored": stored,
-        }
+        summary = StandingsRefreshed(
+            ladder=ladder.ladder_id,
+            players=histogram.players,
+            ratings=len(histogram.counts),
+            entries_read=entries,
+            refreshed_at=started,
+            stored=stored,
+        )
+        return json_of(summary)

@@ -11,13 +11,12 @@ from datetime import datetime
 
 from ratings.rules import GameInput, Ladder, parse_game
 from ratings.rules.submission import check_age
-from ratings.service import documents
 from ratings.service.errors import AlreadyStored, GameConflict, WriteConflict
 from ratings.service.game_rating import evaluate, why_unranked
 from ratings.service.ladders import Ladders
 from ratings.service.player_reads import RecentWindow, players_of, resolve_pair
 from ratings.service.ports import ResultsView, Writes
-from ratings.service.results import Submitted
+from ratings.service.results import GameEvent, Submitted, json_of
 from ratings.service.retries import Retrier
 from ratings.service.settings import Clock, Settings
 from ratings.service.stored import PlayerEvent, StoredGame
@@ -80,16 +79,17 @@ class SubmitGame:
                 game_id=game.game_id,
                 played_at=game.played_at,
                 ranked=reason is None,
-                body=documents.game_event(result, index, resolved[1 - index]),
+                body=json_of(GameEvent.of(result, index, resolved[1 - index])),
                 kept_for=self.settings.history_retention,
             )
             for index, player in enumerate(players)
         ]
+        answer = json_of(result)
         stored = StoredGame(
             ladder=ladder.ladder_id,
             game_id=game.game_id,
             fingerprint=game.fingerprint,
-            result=result,
+            result=answer,
             expires_at=now + self.settings.game_retention,
         )
         try:
@@ -99,7 +99,7 @@ class SubmitGame:
             if existing is None:  # stored and gone again between two reads: try afresh
                 raise WriteConflict(game.game_id) from None
             return _replay(existing, game)
-        return Submitted(result, created=True)
+        return Submitted(answer, created=True)
 
 
 def _replay(stored: StoredGame, game: GameInput) -> Submitted:

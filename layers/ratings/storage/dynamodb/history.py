@@ -22,10 +22,10 @@ class DynamoHistory(HistoryView):
     ) -> HistoryPage:
         last_key = None
         if after is not None:
-            at, kind, ref_id = after
+            at, event_type, ref_id = after
             last_key = {
                 "pk": {"S": player_key(ladder, player_id)},
-                "sk": {"S": event_sort_key(at, kind, ref_id)},
+                "sk": {"S": event_sort_key(at, event_type, ref_id)},
             }
         response = self._table.query(
             player_key(ladder, player_id),

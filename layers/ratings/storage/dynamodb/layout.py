@@ -98,7 +98,8 @@ class Leaderboard(GlobalSecondaryIndex["RatingsItem"]):  # type: ignore[no-untyp
 
 
 class RatingsItem(Model):
-    """Every item of the table; the subclasses below are its kinds."""
+    """Every item of the table; the subclasses below are its item types (stored in the
+    attribute `kind`)."""
 
     class Meta:
         table_name = "ratings"
@@ -106,7 +107,7 @@ class RatingsItem(Model):
 
     pk = UnicodeAttribute(hash_key=True)
     sk = UnicodeAttribute(range_key=True)
-    kind = DiscriminatorAttribute()
+    item_type = DiscriminatorAttribute(attr_name="kind")
     expires_at = TTLAttribute(null=True)
     ranked_at = UnicodeAttribute(null=True)
     lb_shard = UnicodeAttribute(null=True)
@@ -127,7 +128,7 @@ class StateItem(RatingsItem, discriminator="state"):
 
 
 class EventItem(RatingsItem, discriminator="event"):
-    event_kind = UnicodeAttribute()
+    event_type = UnicodeAttribute(attr_name="event_kind")
     ref_id = UnicodeAttribute()
     at = UnicodeAttribute()
     ranked = BooleanAttribute()
@@ -247,9 +248,9 @@ def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
     return StoredGame(ladder, game_id, item.fingerprint, json.loads(item.result), expires_at)
 
 
-def event_sort_key(at: datetime, kind: str, ref_id: str) -> str:
-    """An event's sort key: newest last in time order, then by kind and id."""
-    return f"{EVENT_SK_PREFIX}{format_utc_millis(at)}#{kind}#{ref_id}"
+def event_sort_key(at: datetime, event_type: str, ref_id: str) -> str:
+    """An event's sort key: newest last in time order, then by type and id."""
+    return f"{EVENT_SK_PREFIX}{format_utc_millis(at)}#{event_type}#{ref_id}"
 
 
 def game_item(game: StoredGame) -> GameItem:
@@ -277,15 +278,15 @@ def event_item(event: PlayerEvent) -> EventItem:
     at = format_utc_millis(event.at)
     item = EventItem(
         player_key(event.ladder, event.player_id),
-        event_sort_key(event.at, event.kind, event.ref_id),
-        event_kind=event.kind,
+        event_sort_key(event.at, event.event_type, event.ref_id),
+        event_type=event.event_type,
         ref_id=event.ref_id,
         at=at,
         ranked=event.ranked,
         body=compact_json(event.body),
         expires_at=event.expires_at,
     )
-    if event.kind == GAME_EVENT and event.ranked:  # only ranked games enter the window index
+    if event.event_type == GAME_EVENT and event.ranked:  # only ranked games enter the window index
         item.ranked_at = f"{at}#{event.ref_id}"
     return item
 
@@ -296,7 +297,7 @@ def event_of(ladder: str, player_id: str, item: EventItem) -> PlayerEvent:
         ladder=ladder,
         player_id=player_id,
         at=parse_utc_millis(item.at),
-        kind=item.event_kind,
+        event_type=item.event_type,
         ref_id=item.ref_id,
         ranked=item.ranked,
         body=json.loads(item.body),

@@ -11,7 +11,7 @@ from ratings.rules import InvalidInput
 from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Record, Timestamp
 from ratings.rules.submission import check_future, fingerprint
 
-__all__ = ["LINK", "PODIUM", "PodiumInput", "parse_link", "parse_podium", "require_id"]
+__all__ = ["LINK", "PODIUM", "PodiumInput", "parse_link", "parse_podium"]
 
 PODIUM_PLACE = Record(
     (
@@ -53,11 +53,6 @@ class PodiumInput(NamedTuple):
     public: bool
     podium: tuple[tuple[int, str], ...]  # (place, player id), by place
     fingerprint: str
-
-
-def require_id(value: object, field: str) -> str:
-    parsed: str = ID.parse(value, field)
-    return parsed
 
 
 def parse_podium(body: object, now: datetime) -> PodiumInput:
