@@ -59,7 +59,7 @@ def submit_game(ladder: str) -> Response[JsonObject]:
     service = wiring.service()
     with telemetry.counting_retries(metrics, service):
         submitted = service.submit_game(ladder, game)
-    telemetry.record_game(metrics, submitted)
+    telemetry.count_game(metrics, submitted)
     return Response(
         status_code=201 if submitted.created else 200,
         content_type=content_types.APPLICATION_JSON,

@@ -49,7 +49,7 @@ def podium_dlq_url() -> str:
 
 consumer = queues.Consumer(
     read=podium_request,
-    count_stored=telemetry.record_podium,
+    count_stored=telemetry.count_podium,
     lines=queues.LogLines(
         stored="podium awarded",
         duplicate="podium already awarded",

@@ -37,7 +37,7 @@ def games_dlq_url() -> str:
 
 consumer = queues.Consumer(
     read=game_request,
-    count_stored=telemetry.record_game,
+    count_stored=telemetry.count_game,
     lines=queues.LogLines(
         stored="game stored",
         duplicate="game already stored",

@@ -13,7 +13,7 @@ from typing import Any
 
 from ratings.rules import Game, InvalidInput, PlayerState, Ruleset
 from ratings.rules.fields import Field
-from ratings.rules.fields import Record as FieldRecord
+from ratings.rules.fields import Object as FieldObject
 from ratings.service.results import RatingOutcome, json_of
 from ratings_cli.records import GameLine, InputError, Record, score_of
 
@@ -199,5 +199,5 @@ def _own_fields(fields: tuple[Field, ...], values: Record, where: str) -> dict[s
     present = {
         entry.name: values[entry.name] for entry in fields if values.get(entry.name) is not None
     }
-    parsed: dict[str, Any] = FieldRecord(fields, "a stored game").parse(present, where)
+    parsed: dict[str, Any] = FieldObject(fields, "a stored game").parse(present, where)
     return parsed

@@ -10,20 +10,8 @@ from datetime import datetime
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ratings.rules import Ladder
-from ratings.service import results
-from ratings.service.declared import (
-    TIMESTAMP,
-    Absent,
-    Doc,
-    Json,
-    Only,
-    Ruled,
-    Schema,
-    SchemaContext,
-    Spread,
-    nullable,
-    ref,
-)
+from ratings.service import declared, results
+from ratings.service.declared import Absent, Schema, SchemaContext
 from ratings.service.requests import LINK
 
 _PLAIN: Mapping[type, Schema] = {
@@ -31,7 +19,7 @@ _PLAIN: Mapping[type, Schema] = {
     int: {"type": "integer"},
     float: {"type": "number"},
     str: {"type": "string"},
-    datetime: TIMESTAMP,
+    datetime: declared.TIMESTAMP,
 }
 #: Each component's name, by its answer type (an answer that is a component is referred to).
 _NAMES = {answer: name for name, answer in results.COMPONENTS.items()}
@@ -51,7 +39,7 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
                 **object_schema(answer, in_ruleset),
                 "title": f"{name} {title}",
             }
-    schemas["GameResult"] = {"oneOf": [ref(f"result.{name}") for name in rulesets]}
+    schemas["GameResult"] = {"oneOf": [declared.ref(f"result.{name}") for name in rulesets]}
     return schemas
 
 
@@ -63,10 +51,10 @@ def object_schema(answer: type, context: SchemaContext) -> Schema:
     required: list[str] = []
     for name in answer._fields:  # type: ignore[attr-defined]
         hint, marks = _split(hints[name])
-        only = _mark(marks, Only)
+        only = _mark(marks, declared.Only)
         if only is not None and not only.applies(context):
             continue
-        spread = _mark(marks, Spread)
+        spread = _mark(marks, declared.Spread)
         if spread is not None:
             if spread.properties_of is None:  # another answer's fields, as this one's
                 inlined = object_schema(hint, context)
@@ -81,7 +69,7 @@ def object_schema(answer: type, context: SchemaContext) -> Schema:
         schema = _value_schema(
             [option for option in options if option is not Absent], marks, context
         )
-        doc = _mark(marks, Doc)
+        doc = _mark(marks, declared.Doc)
         if doc is not None:
             schema["description"] = doc.text
         properties[name] = schema
@@ -102,16 +90,16 @@ def object_schema(answer: type, context: SchemaContext) -> Schema:
 def _value_schema(options: Sequence[Any], marks: Sequence[Any], context: SchemaContext) -> Schema:
     allows_null = type(None) in options
     core = [option for option in options if option is not type(None)]
-    declared = _mark(marks, Json) or _mark(marks, Ruled)
+    mark = _mark(marks, declared.Json) or _mark(marks, declared.Ruled)
     covers_null = False
-    if isinstance(declared, Json):
-        schema, covers_null = dict(declared.schema), declared.covers_null
-    elif isinstance(declared, Ruled):
-        schema, covers_null = declared.schema_of(context), declared.covers_null
+    if isinstance(mark, declared.Json):
+        schema, covers_null = dict(mark.schema), mark.covers_null
+    elif isinstance(mark, declared.Ruled):
+        schema, covers_null = mark.schema_of(context), mark.covers_null
     else:
         (only_type,) = core
         schema = _type_schema(only_type, context)
-    return nullable(schema) if allows_null and not covers_null else schema
+    return declared.nullable(schema) if allows_null and not covers_null else schema
 
 
 def _type_schema(hint: Any, context: SchemaContext) -> Schema:
@@ -119,7 +107,7 @@ def _type_schema(hint: Any, context: SchemaContext) -> Schema:
         return dict(_PLAIN[hint])
     if isinstance(hint, type) and hasattr(hint, "_fields"):
         name = _NAMES.get(hint)
-        return ref(name) if name is not None else object_schema(hint, context)
+        return declared.ref(name) if name is not None else object_schema(hint, context)
     origin, arguments = get_origin(hint), get_args(hint)
     if origin is tuple and arguments and Ellipsis not in arguments:
         (item,) = set(arguments)
@@ -147,5 +135,5 @@ def _union(hint: Any) -> tuple[Any, ...]:
     return (hint,)
 
 
-def _mark(marks: Sequence[Any], kind: type) -> Any:
-    return next((mark for mark in marks if isinstance(mark, kind)), None)
+def _mark(marks: Sequence[Any], mark_type: type) -> Any:
+    return next((mark for mark in marks if isinstance(mark, mark_type)), None)

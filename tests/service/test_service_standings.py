@@ -10,7 +10,7 @@ import pytest
 from support.games import NOW, FixedClock, game
 
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
-from ratings.rules.standings import RatingHistogram
+from ratings.rules.ranking import RatingHistogram
 from ratings.service.errors import NotFound, NotRanked
 from ratings.service.facade import RatingService
 from ratings.service.player import Player

@@ -3,15 +3,14 @@ that lets a concurrent writer in between a use case's reads and its commit, and 
 the table (to see what is physically stored, expired items included)."""
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.client import BaseClient
 from botocore.model import OperationModel
 
-from ratings.service.player import Player
-from ratings.service.stored import Link, PlayerEvent, StoredGame, StoredTournament
+from ratings.service.stored import Events, Link, Players, StoredGame, StoredTournament
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.layout import BoundTable
 from ratings.storage.dynamodb.writes import DynamoWrites
@@ -91,22 +90,17 @@ class InterleavingWrites(DynamoWrites):
         super().__init__(table)
         self._interleave = interleave
 
-    def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
-    ) -> None:
+    def commit_game(self, game: StoredGame, players: Players, events: Events) -> None:
         self._interleave()
         super().commit_game(game, players, events)
 
     def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
+        self, tournament: StoredTournament, players: Players, events: Events
     ) -> None:
         self._interleave()
         super().commit_tournament(tournament, players, events)
 
-    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+    def commit_link(self, link: Link, players: Players) -> None:
         self._interleave()
         super().commit_link(link, players)
 

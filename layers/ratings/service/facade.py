@@ -10,21 +10,19 @@ import time
 from collections.abc import Callable, Mapping
 
 from ratings.rules import Ladder
-from ratings.service.ladders import Ladders
-from ratings.service.player_reads import RecentWindow
+from ratings.service.context import Context
 from ratings.service.ports import Storage
-from ratings.service.results import LadderList, json_of
+from ratings.service.ranking import Ranking
+from ratings.service.results import JsonObject, LadderList, json_of
 from ratings.service.retries import Retrier, RetryPolicy
 from ratings.service.settings import Clock, Settings, utc_now
-from ratings.service.standing import Ranking
-from ratings.service.stored import JsonObject
 from ratings.service.usecases.award_podium import AwardPodium
 from ratings.service.usecases.link_identity import LinkIdentity
 from ratings.service.usecases.preview_game import PreviewGame
 from ratings.service.usecases.read_history import ReadHistory
 from ratings.service.usecases.read_leaderboard import ReadLeaderboard
 from ratings.service.usecases.read_player import ReadPlayer
-from ratings.service.usecases.read_results import ReadGame, ReadTournament
+from ratings.service.usecases.read_results import ReadResults
 from ratings.service.usecases.refresh_standings import RefreshStandings
 from ratings.service.usecases.submit_game import SubmitGame
 
@@ -45,24 +43,24 @@ class RatingService:
         on_retry: Callable[[str], None] | None = None,
     ) -> None:
         settings = settings or Settings()
-        known = Ladders(ladders)
+        context = Context(ladders, settings, clock)
         writes = storage.writes
         retrier = Retrier(retry, sleep=sleep, rng=rng, on_retry=on_retry)
-        window = RecentWindow(writes)
         ranking = Ranking(storage.ranks, clock, settings.exact_rank_limit)
         self.retrier = retrier
-        self.submit_game = SubmitGame(
-            known, writes, storage.results, window, retrier, clock, settings
-        )
-        self.preview_game = PreviewGame(known, writes, window, clock)
-        self.award_podium = AwardPodium(known, writes, storage.results, retrier, clock, settings)
-        self.link_identity = LinkIdentity(known, writes, retrier)
-        self.get_game = ReadGame(known, storage.results, clock)
-        self.get_tournament = ReadTournament(known, storage.results)
-        self.get_player = ReadPlayer(known, writes, window, ranking, clock)
-        self.get_history = ReadHistory(known, writes, storage.history, clock)
-        self.get_leaderboard = ReadLeaderboard(known, writes, storage.leaderboard, ranking)
-        self.refresh_standings = RefreshStandings(known, writes, storage.ranks, clock)
+        self.ranking = ranking
+        results = storage.results
+        self.submit_game = SubmitGame(context, writes, results, retrier).run
+        self.preview_game = PreviewGame(context, writes).run
+        self.award_podium = AwardPodium(context, writes, results, retrier).run
+        self.link_identity = LinkIdentity(context, writes, retrier).run
+        stored_results = ReadResults(context, results)
+        self.get_game = stored_results.game
+        self.get_tournament = stored_results.tournament
+        self.get_player = ReadPlayer(context, writes, ranking).run
+        self.get_history = ReadHistory(context, writes, storage.history).run
+        self.get_leaderboard = ReadLeaderboard(context, writes, storage.leaderboard, ranking).run
+        self.refresh_standings = RefreshStandings(context, writes, storage.ranks).run
         self._ladders = ladders
 
     @property

@@ -22,20 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
+from ratings.service import stored
 from ratings.service.player import Player
-from ratings.service.stored import (
-    EventPosition,
-    GameReads,
-    HistoryPage,
-    LeaderboardRow,
-    Link,
-    LinkReads,
-    PlayerEvent,
-    PodiumReads,
-    Standings,
-    StoredGame,
-    StoredTournament,
-)
 
 
 class Writes(ABC):
@@ -44,21 +32,21 @@ class Writes(ABC):
     @abstractmethod
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
-    ) -> GameReads:
+    ) -> stored.GameReads:
         """The game's result (when `game_id` is given), the links and the states of
         `player_ids`, in one round trip."""
 
     @abstractmethod
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
-    ) -> PodiumReads:
+    ) -> stored.PodiumReads:
         """The tournament's result, the links and the states of `player_ids`, in one round
         trip."""
 
     @abstractmethod
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
-    ) -> LinkReads:
+    ) -> stored.LinkReads:
         """Existing links of both ids and both ids' states in each of `ladders`."""
 
     @abstractmethod
@@ -77,7 +65,7 @@ class Writes(ABC):
 
     @abstractmethod
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self, game: stored.StoredGame, players: stored.Players, events: stored.Events
     ) -> None:
         """Store the game, the players' new states and the events together, or nothing.
 
@@ -87,22 +75,19 @@ class Writes(ABC):
 
     @abstractmethod
     def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
+        self, tournament: stored.StoredTournament, players: stored.Players, events: stored.Events
     ) -> None:
         """Like commit_game, for a tournament's podium awards."""
 
     @abstractmethod
-    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+    def commit_link(self, link: stored.Link, players: stored.Players) -> None:
         """Record the link both ways and the states it moves, or nothing.
 
         Raises AlreadyStored when either side is linked already, WriteConflict as above.
         """
 
     @abstractmethod
-    def put_standings(self, standings: Standings) -> bool:
+    def put_standings(self, standings: stored.Standings) -> bool:
         """Store the histogram unless one refreshed later is stored; True when stored."""
 
 
@@ -110,21 +95,21 @@ class ResultsView(ABC):
     """Stored results, as the commits stored them."""
 
     @abstractmethod
-    def get_game(self, ladder: str, game_id: str) -> StoredGame | None: ...
+    def get_game(self, ladder: str, game_id: str) -> stored.StoredGame | None: ...
 
     @abstractmethod
-    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None: ...
+    def get_tournament(self, ladder: str, tournament_id: str) -> stored.StoredTournament | None: ...
 
     @abstractmethod
-    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+    def stored_games(self, ladder: str) -> Iterator[stored.StoredGame]:
         """Every game result of the ladder still stored, in no particular order (exports)."""
 
 
 class HistoryView(ABC):
     @abstractmethod
     def history(
-        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
-    ) -> HistoryPage:
+        self, ladder: str, player_id: str, limit: int, after: stored.EventPosition | None
+    ) -> stored.HistoryPage:
         """At most `limit` of the player's events, newest first, from just after the event
         at `after` (not included), expired or not."""
 
@@ -133,14 +118,14 @@ class LeaderboardView(ABC):
     @abstractmethod
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
-    ) -> Sequence[LeaderboardRow]:
+    ) -> Sequence[stored.LeaderboardRow]:
         """Players with at least one ranked game by rating descending, then id ascending,
         starting after the (rating, player_id) position `after`."""
 
     @abstractmethod
     def leaderboard_before(
         self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> Sequence[LeaderboardRow]:
+    ) -> Sequence[stored.LeaderboardRow]:
         """The `limit` players just ahead of the (rating, player_id) position `before`, in
         leaderboard order (the nearest last)."""
 
@@ -156,7 +141,7 @@ class RankView(ABC):
         own included)."""
 
     @abstractmethod
-    def read_standings(self, ladder: str) -> Standings | None:
+    def read_standings(self, ladder: str) -> stored.Standings | None:
         """The ladder's last stored histogram, if any."""
 
     @abstractmethod
@@ -168,17 +153,8 @@ class RankView(ABC):
 class Storage(Protocol):
     """What a service is built over: the writes port and each read view."""
 
-    @property
-    def writes(self) -> Writes: ...
-
-    @property
-    def results(self) -> ResultsView: ...
-
-    @property
-    def history(self) -> HistoryView: ...
-
-    @property
-    def leaderboard(self) -> LeaderboardView: ...
-
-    @property
-    def ranks(self) -> RankView: ...
+    writes: Writes
+    results: ResultsView
+    history: HistoryView
+    leaderboard: LeaderboardView
+    ranks: RankView

@@ -8,12 +8,12 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ratings.rules import InvalidInput
-from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Record, Timestamp
+from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Object, Timestamp
 from ratings.rules.submission import check_future, fingerprint
 
 __all__ = ["LINK", "PODIUM", "PodiumInput", "parse_link", "parse_podium"]
 
-PODIUM_PLACE = Record(
+PODIUM_PLACE = Object(
     (
         Field("place", Integer(1, 3), "1, 2 or 3"),
         Field("player_id", ID, "The player's id"),
@@ -21,7 +21,7 @@ PODIUM_PLACE = Record(
     "a podium place",
     title="PodiumPlace",
 )
-PODIUM = Record(
+PODIUM = Object(
     (
         Field("tournament_id", ID, "The tournament's id: awarded once", example="t-2026-11"),
         Field("ladder", ID, "The ladder whose ratings get the bonuses", example="backgammon"),
@@ -36,7 +36,7 @@ PODIUM = Record(
     "a podium message",
     title="Podium",
 )
-LINK = Record(
+LINK = Object(
     (
         Field("anonymous_id", ID, "The id the player played under before", example="anon-42"),
         Field("account_id", ID, "The account it becomes", example="acct-42"),

@@ -7,7 +7,7 @@ Each answer's `json()` is its JSON; a use case returns that JSON (a stored resul
 as it was stored).
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
 from typing import Annotated, Any, NamedTuple
@@ -22,7 +22,7 @@ from ratings.rules import (
     Rating,
     Ruleset,
 )
-from ratings.rules.fields import ID
+from ratings.rules.fields import ID, Field
 from ratings.rules.ladders import RULESET_VERSIONS
 from ratings.service.declared import (
     ABSENT,
@@ -41,6 +41,10 @@ from ratings.service.declared import (
 
 JsonObject = dict[str, Any]
 
+#: The types of history event (as their JSON's `type` says).
+GAME_EVENT = "game"
+PODIUM_EVENT = "podium_bonus"
+
 #: Digits kept of the formula's fractional inputs in answers (expected score, coefficient...).
 EXPLAIN_DIGITS = 4
 
@@ -54,6 +58,16 @@ NO_PROPERTIES: Mapping[str, Any] = MappingProxyType({})
 def _ruleset(context: SchemaContext) -> Ruleset:
     assert context.ruleset is not None, "a game's result is declared per ruleset"
     return context.ruleset
+
+
+def _own_fields(which: str) -> Callable[[SchemaContext], dict[str, Schema]]:
+    """The ruleset's own fields (`game_fields` or `player_fields`) as a result shows them."""
+
+    def answered(context: SchemaContext) -> dict[str, Schema]:
+        fields: tuple[Field, ...] = getattr(_ruleset(context), which)
+        return {entry.name: entry.answered_schema() for entry in fields}
+
+    return answered
 
 
 def _rulesets(context: SchemaContext) -> dict[str, Ruleset]:
@@ -153,14 +167,7 @@ class PlayerResult(NamedTuple):
         ABSENT
     )
     #: The ruleset's own player fields, as rated.
-    options: Annotated[
-        Mapping[str, Any],
-        Spread(
-            lambda context: {
-                entry.name: entry.answered_schema() for entry in _ruleset(context).player_fields
-            }
-        ),
-    ] = NO_PROPERTIES
+    options: Annotated[Mapping[str, Any], Spread(_own_fields("player_fields"))] = NO_PROPERTIES
 
 
 def _versions(context: SchemaContext) -> Schema:
@@ -193,14 +200,7 @@ class GameResult(NamedTuple):
     mode: Annotated[str, Json({"enum": list(MODES)})]
     players: tuple[PlayerResult, PlayerResult]
     #: The ruleset's own game fields, as rated.
-    options: Annotated[
-        Mapping[str, Any],
-        Spread(
-            lambda context: {
-                entry.name: entry.answered_schema() for entry in _ruleset(context).game_fields
-            }
-        ),
-    ] = NO_PROPERTIES
+    options: Annotated[Mapping[str, Any], Spread(_own_fields("game_fields"))] = NO_PROPERTIES
     preview: Annotated[
         bool | Absent, Json({"const": True}), Only(lambda context: context.preview)
     ] = ABSENT
@@ -317,18 +317,18 @@ class GameEvent(NamedTuple):
 
     @classmethod
     def of(cls, result: GameResult, index: int, opponent: str) -> "GameEvent":
-        player = result.players[index].outcome
+        outcome = result.players[index].outcome
         assert result.game_id is not None  # only a stored game has history
         return cls(
-            type="game",
-            game_id=result.game_id,
-            at=result.played_at,
-            opponent=opponent,
-            ranked=result.ranked,
-            unranked_reason=result.unranked_reason,
-            delta=player.delta,
-            rating_after=player.rating_after,
-            explain=player.explain,
+            GAME_EVENT,
+            result.game_id,
+            result.played_at,
+            opponent,
+            result.ranked,
+            result.unranked_reason,
+            outcome.delta,
+            outcome.rating_after,
+            outcome.explain,
         )
 
 

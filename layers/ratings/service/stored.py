@@ -9,16 +9,11 @@ generated for them while a Lambda cold-starts (docs/performance.md).
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from ratings.rules.standings import RatingHistogram
+from ratings.rules.ranking import RatingHistogram
 from ratings.service.player import Player
-
-JsonObject = dict[str, Any]
-
-#: The types of history event (as their JSON's `type` says).
-GAME_EVENT = "game"
-PODIUM_EVENT = "podium_bonus"
+from ratings.service.results import GameEvent, JsonObject, PodiumBonusEvent, json_of
 
 
 class PlayerEvent(NamedTuple):
@@ -31,55 +26,36 @@ class PlayerEvent(NamedTuple):
     ladder: str
     player_id: str
     at: datetime
-    event_type: str  # GAME_EVENT | PODIUM_EVENT
+    event_type: str  # results.GAME_EVENT | results.PODIUM_EVENT
     ref_id: str  # game id or tournament id
     ranked: bool
     body: JsonObject
     expires_at: datetime
 
     @classmethod
-    def of_game(
-        cls,
-        player: Player,
-        *,
-        game_id: str,
-        played_at: datetime,
-        ranked: bool,
-        body: JsonObject,
-        kept_for: timedelta,
+    def of(
+        cls, player: Player, event: GameEvent | PodiumBonusEvent, kept_for: timedelta
     ) -> "PlayerEvent":
+        """`event` in `player`'s history, kept for `kept_for` after it happened."""
+        if isinstance(event, GameEvent):
+            ref_id, ranked = event.game_id, event.ranked
+        else:
+            ref_id, ranked = event.tournament_id, False
         return cls(
             ladder=player.ladder,
             player_id=player.player_id,
-            at=played_at,
-            event_type=GAME_EVENT,
-            ref_id=game_id,
+            at=event.at,
+            event_type=event.type,
+            ref_id=ref_id,
             ranked=ranked,
-            body=body,
-            expires_at=played_at + kept_for,
+            body=json_of(event),
+            expires_at=event.at + kept_for,
         )
 
-    @classmethod
-    def of_podium(
-        cls,
-        player: Player,
-        *,
-        tournament_id: str,
-        finished_at: datetime,
-        body: JsonObject,
-        kept_for: timedelta,
-    ) -> "PlayerEvent":
-        return cls(
-            ladder=player.ladder,
-            player_id=player.player_id,
-            at=finished_at,
-            event_type=PODIUM_EVENT,
-            ref_id=tournament_id,
-            ranked=False,
-            body=body,
-            expires_at=finished_at + kept_for,
-        )
 
+#: The players' states a commit stores (each one version on), and the events it adds.
+Players = Sequence[Player]
+Events = Sequence[PlayerEvent]
 
 #: Where a history page stopped: the (at, event_type, ref_id) of the last event read.
 EventPosition = tuple[datetime, str, str]

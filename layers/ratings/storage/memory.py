@@ -11,26 +11,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from ratings.rules.standings import board_order
+from ratings.rules.ranking import board_order
+from ratings.service import stored
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
-from ratings.service.stored import (
-    GAME_EVENT,
-    EventPosition,
-    GameReads,
-    HistoryPage,
-    LeaderboardRow,
-    Link,
-    LinkReads,
-    PlayerEvent,
-    PodiumReads,
-    Standings,
-    StoredGame,
-    StoredTournament,
-)
+from ratings.service.results import GAME_EVENT
 
-_Stored = TypeVar("_Stored", StoredGame, StoredTournament)
+_Record = TypeVar("_Record", stored.StoredGame, stored.StoredTournament)
 
 
 class InMemoryStorage:
@@ -38,10 +26,10 @@ class InMemoryStorage:
 
     def __init__(self) -> None:
         self.states: dict[tuple[str, str], Player] = {}
-        self.events: dict[tuple[str, str], list[PlayerEvent]] = {}
-        self.games: dict[tuple[str, str], StoredGame] = {}
-        self.tournaments: dict[tuple[str, str], StoredTournament] = {}
-        self.standings: dict[str, Standings] = {}
+        self.events: dict[tuple[str, str], list[stored.PlayerEvent]] = {}
+        self.games: dict[tuple[str, str], stored.StoredGame] = {}
+        self.tournaments: dict[tuple[str, str], stored.StoredTournament] = {}
+        self.standings: dict[str, stored.Standings] = {}
         self.links: dict[str, str] = {}  # anonymous id -> account
         self.absorbed: dict[str, str] = {}  # account -> anonymous id
         self.commits = 0
@@ -49,17 +37,17 @@ class InMemoryStorage:
         #: to slip a concurrent write between a use case's reads and its commit.
         self.before_commit: Callable[[], None] | None = None
         self.lock = threading.RLock()
-        self.writes = InMemoryWrites(self)
-        self.results = InMemoryResults(self)
-        self.history = InMemoryHistory(self)
-        self.leaderboard = InMemoryLeaderboard(self)
-        self.ranks = InMemoryRanks(self)
+        self.writes: Writes = InMemoryWrites(self)
+        self.results: ResultsView = InMemoryResults(self)
+        self.history: HistoryView = InMemoryHistory(self)
+        self.leaderboard: LeaderboardView = InMemoryLeaderboard(self)
+        self.ranks: RankView = InMemoryRanks(self)
 
-    def board(self, ladder: str) -> list[LeaderboardRow]:
+    def board(self, ladder: str) -> list[stored.LeaderboardRow]:
         """The ladder's leaderboard, in order."""
         with self.lock:
             rows = [
-                LeaderboardRow(player.player_id, player.rating, player.ranked_games)
+                stored.LeaderboardRow(player.player_id, player.rating, player.ranked_games)
                 for (state_ladder, _pid), player in self.states.items()
                 if state_ladder == ladder and player.on_the_board
             ]
@@ -75,29 +63,34 @@ class InMemoryStorage:
 
 
 class InMemoryWrites(Writes):
+    """The writes port over the fake's tables: every commit checks all of its
+    conditions under the lock before it changes anything."""
+
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
 
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
-    ) -> GameReads:
+    ) -> stored.GameReads:
         tables = self._tables
         with tables.lock:
             game = tables.games.get((ladder, game_id)) if game_id is not None else None
-            return GameReads(game, self._links(player_ids), self.read_states(ladder, player_ids))
+            return stored.GameReads(
+                game, self._links(player_ids), self.read_states(ladder, player_ids)
+            )
 
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
-    ) -> PodiumReads:
+    ) -> stored.PodiumReads:
         tables = self._tables
         with tables.lock:
             tournament = tables.tournaments.get((ladder, tournament_id))
             states = self.read_states(ladder, player_ids)
-            return PodiumReads(tournament, self._links(player_ids), states)
+            return stored.PodiumReads(tournament, self._links(player_ids), states)
 
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
-    ) -> LinkReads:
+    ) -> stored.LinkReads:
         tables = self._tables
         with tables.lock:
             states = {
@@ -106,7 +99,7 @@ class InMemoryWrites(Writes):
                 for pid in (anonymous_id, account_id)
                 if (ladder, pid) in tables.states
             }
-            return LinkReads(
+            return stored.LinkReads(
                 anonymous_linked_to=tables.links.get(anonymous_id),
                 account_absorbed=tables.absorbed.get(account_id),
                 account_linked_to=tables.links.get(account_id),
@@ -135,23 +128,20 @@ class InMemoryWrites(Writes):
         return self._tables.links.get(player_id, player_id)
 
     def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
+        self, game: stored.StoredGame, players: stored.Players, events: stored.Events
     ) -> None:
         games = self._tables.games
         self._commit(players, events, lambda: _put_new(games, game, game.game_id))
 
     def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
+        self, tournament: stored.StoredTournament, players: stored.Players, events: stored.Events
     ) -> None:
         tournaments = self._tables.tournaments
         self._commit(
             players, events, lambda: _put_new(tournaments, tournament, tournament.tournament_id)
         )
 
-    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+    def commit_link(self, link: stored.Link, players: stored.Players) -> None:
         tables = self._tables
 
         def put_links() -> Callable[[], None]:
@@ -172,11 +162,11 @@ class InMemoryWrites(Writes):
 
         self._commit(players, [], put_links)
 
-    def put_standings(self, standings: Standings) -> bool:
+    def put_standings(self, standings: stored.Standings) -> bool:
         tables = self._tables
         with tables.lock:
-            stored = tables.standings.get(standings.ladder)
-            if stored is not None and stored.refreshed_at >= standings.refreshed_at:
+            current = tables.standings.get(standings.ladder)
+            if current is not None and current.refreshed_at >= standings.refreshed_at:
                 return False
             tables.standings[standings.ladder] = standings
             return True
@@ -187,8 +177,8 @@ class InMemoryWrites(Writes):
 
     def _commit(
         self,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
+        players: stored.Players,
+        events: stored.Events,
         check_record: Callable[[], Callable[[], None]],
     ) -> None:
         tables = self._tables
@@ -210,16 +200,19 @@ class InMemoryWrites(Writes):
 
 
 class InMemoryResults(ResultsView):
+    """Stored results by key, and a ladder's game records for exports, as the
+    tables hold them (expired ones too, as DynamoDB's TTL would)."""
+
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
 
-    def get_game(self, ladder: str, game_id: str) -> StoredGame | None:
+    def get_game(self, ladder: str, game_id: str) -> stored.StoredGame | None:
         return self._tables.games.get((ladder, game_id))
 
-    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None:
+    def get_tournament(self, ladder: str, tournament_id: str) -> stored.StoredTournament | None:
         return self._tables.tournaments.get((ladder, tournament_id))
 
-    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+    def stored_games(self, ladder: str) -> Iterator[stored.StoredGame]:
         with self._tables.lock:
             games = [
                 game
@@ -230,28 +223,34 @@ class InMemoryResults(ResultsView):
 
 
 class InMemoryHistory(HistoryView):
+    """A player's events, newest first, paged after a position (expired ones too:
+    the use case skips them)."""
+
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
 
     def history(
-        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
-    ) -> HistoryPage:
+        self, ladder: str, player_id: str, limit: int, after: stored.EventPosition | None
+    ) -> stored.HistoryPage:
         with self._tables.lock:
             events = sorted(
                 self._tables.events.get((ladder, player_id), []), key=_event_key, reverse=True
             )
         if after is not None:
             events = [event for event in events if _event_key(event) < after]
-        return HistoryPage(events[:limit], more=len(events) > limit)
+        return stored.HistoryPage(events[:limit], more=len(events) > limit)
 
 
 class InMemoryLeaderboard(LeaderboardView):
+    """Leaderboard pages from the board the states make: listed players with a
+    ranked game, in leaderboard order."""
+
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
 
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
-    ) -> Sequence[LeaderboardRow]:
+    ) -> Sequence[stored.LeaderboardRow]:
         rows = self._tables.board(ladder)
         if after is not None:
             rows = [row for row in rows if _order(row) > board_order(*after)]
@@ -259,12 +258,15 @@ class InMemoryLeaderboard(LeaderboardView):
 
     def leaderboard_before(
         self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> Sequence[LeaderboardRow]:
+    ) -> Sequence[stored.LeaderboardRow]:
         rows = [row for row in self._tables.board(ladder) if _order(row) < board_order(*before)]
         return rows[-limit:] if limit > 0 else []
 
 
 class InMemoryRanks(RankView):
+    """Counts ahead of a position on that board, within the same read budget as
+    DynamoDB's count, and the stored histograms."""
+
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
 
@@ -279,7 +281,7 @@ class InMemoryRanks(RankView):
             return None
         return ahead
 
-    def read_standings(self, ladder: str) -> Standings | None:
+    def read_standings(self, ladder: str) -> stored.Standings | None:
         return self._tables.standings.get(ladder)
 
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
@@ -288,21 +290,21 @@ class InMemoryRanks(RankView):
 
 
 def _put_new(
-    table: dict[tuple[str, str], _Stored], stored: _Stored, key: str
+    table: dict[tuple[str, str], _Record], record: _Record, key: str
 ) -> Callable[[], None]:
-    ladder = stored.ladder
+    ladder = record.ladder
     if (ladder, key) in table:
         raise AlreadyStored(key)
 
     def apply() -> None:
-        table[(ladder, key)] = stored
+        table[(ladder, key)] = record
 
     return apply
 
 
-def _order(row: LeaderboardRow) -> tuple[int, str]:
+def _order(row: stored.LeaderboardRow) -> tuple[int, str]:
     return board_order(row.rating, row.player_id)
 
 
-def _event_key(event: PlayerEvent) -> EventPosition:
+def _event_key(event: stored.PlayerEvent) -> stored.EventPosition:
     return (event.at, event.event_type, event.ref_id)

@@ -1,47 +1,51 @@
 """Award a podium: pay a public tournament's podium bonuses once per tournament id."""
 
+from typing import NamedTuple
+
 from ratings.rules import InvalidInput, Ladder
+from ratings.service.context import Context
 from ratings.service.declared import ABSENT
-from ratings.service.errors import AlreadyStored, TournamentConflict, WriteConflict
-from ratings.service.ladders import Ladders
+from ratings.service.errors import TournamentConflict
+from ratings.service.once import answer_again, commit_once
 from ratings.service.player import Player
 from ratings.service.player_reads import players_of
 from ratings.service.ports import ResultsView, Writes
 from ratings.service.requests import PodiumInput, parse_podium
-from ratings.service.results import Award, PodiumBonusEvent, Submitted, Tournament, json_of
+from ratings.service.results import (
+    PODIUM_EVENT,
+    Award,
+    PodiumBonusEvent,
+    Submitted,
+    Tournament,
+    json_of,
+)
 from ratings.service.retries import Retrier
-from ratings.service.settings import Clock, Settings
-from ratings.service.stored import PODIUM_EVENT, PlayerEvent, StoredTournament
+from ratings.service.stored import PlayerEvent, StoredTournament
 
 
-class AwardPodium:
-    def __init__(
-        self,
-        ladders: Ladders,
-        writes: Writes,
-        results: ResultsView,
-        retrier: Retrier,
-        clock: Clock,
-        settings: Settings,
-    ) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.results = results
-        self.retrier = retrier
-        self.clock = clock
-        self.settings = settings
+class AwardPodium(NamedTuple):
+    """Pays a podium's bonuses: reads and commits through `writes`, answers a repeat
+    from `results`, redoes a contended attempt through `retrier`."""
 
-    def __call__(self, body: object) -> Submitted:
+    context: Context
+    writes: Writes
+    results: ResultsView
+    retrier: Retrier
+
+    def run(self, body: object) -> Submitted:
         """Pay a tournament's podium bonuses once per tournament id (public ones only)."""
-        podium = parse_podium(body, self.clock())
-        ladder = self.ladders.get(podium.ladder)
+        podium = parse_podium(body, self.context.now())
+        ladder = self.context.ladder(podium.ladder)
         return self.retrier.run("podium", lambda: self._attempt(ladder, podium))
 
     def _attempt(self, ladder: Ladder, podium: PodiumInput) -> Submitted:
         ids = [player_id for _place, player_id in podium.podium]
         reads = self.writes.read_for_podium(ladder.ladder_id, podium.tournament_id, ids)
+        conflict = TournamentConflict(
+            f"tournament_id {podium.tournament_id!r} was already awarded with another podium"
+        )
         if reads.tournament is not None:
-            return _replay(reads.tournament, podium)
+            return answer_again(reads.tournament, podium.fingerprint, conflict)
         resolved = [reads.links.get(player_id, player_id) for player_id in ids]
         if len(set(resolved)) != len(resolved):
             raise InvalidInput("podium", "podium players must be different people (after linking)")
@@ -73,13 +77,7 @@ class AwardPodium:
                 rating_after=after.rating,
             )
             events.append(
-                PlayerEvent.of_podium(
-                    player,
-                    tournament_id=podium.tournament_id,
-                    finished_at=podium.finished_at,
-                    body=json_of(bonus_event),
-                    kept_for=self.settings.history_retention,
-                )
+                PlayerEvent.of(player, bonus_event, self.context.settings.history_retention)
             )
         result = Tournament(
             tournament_id=podium.tournament_id,
@@ -89,26 +87,15 @@ class AwardPodium:
             finished_at=podium.finished_at,
             awards=awards,
         )
-        answer = json_of(result)
         tournament = StoredTournament(
             ladder=ladder.ladder_id,
             tournament_id=podium.tournament_id,
             fingerprint=podium.fingerprint,
-            result=answer,
+            result=json_of(result),
         )
-        try:
-            self.writes.commit_tournament(tournament, awarded, events)
-        except AlreadyStored:
-            existing = self.results.get_tournament(ladder.ladder_id, podium.tournament_id)
-            if existing is None:
-                raise WriteConflict(podium.tournament_id) from None
-            return _replay(existing, podium)
-        return Submitted(answer, created=True)
-
-
-def _replay(stored: StoredTournament, podium: PodiumInput) -> Submitted:
-    if stored.fingerprint != podium.fingerprint:
-        raise TournamentConflict(
-            f"tournament_id {podium.tournament_id!r} was already awarded with another podium"
+        return commit_once(
+            tournament,
+            conflict,
+            lambda: self.writes.commit_tournament(tournament, awarded, events),
+            lambda: self.results.get_tournament(tournament.ladder, tournament.tournament_id),
         )
-    return Submitted(stored.result, created=False)

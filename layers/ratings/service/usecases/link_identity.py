@@ -2,24 +2,27 @@
 in each ladder where the account has no ranked games (docs/rules.md)."""
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
+from ratings.service.context import Context
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
-from ratings.service.ladders import Ladders
 from ratings.service.player import Player
 from ratings.service.ports import Writes
 from ratings.service.requests import parse_link
-from ratings.service.results import LadderKept, LinkResult, Submitted, json_of
+from ratings.service.results import JsonObject, LadderKept, LinkResult, Submitted, json_of
 from ratings.service.retries import Retrier
-from ratings.service.stored import JsonObject, Link
+from ratings.service.stored import Link
 
 
-class LinkIdentity:
-    def __init__(self, ladders: Ladders, writes: Writes, retrier: Retrier) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.retrier = retrier
+class LinkIdentity(NamedTuple):
+    """Links an anonymous id to an account in every ladder: reads and commits through
+    `writes`, redoes a contended attempt through `retrier`."""
 
-    def __call__(self, body: object) -> JsonObject:
+    context: Context
+    writes: Writes
+    retrier: Retrier
+
+    def run(self, body: object) -> JsonObject:
         """Link an anonymous id to an account once; see rules.md for what moves."""
         anonymous_id, account_id = parse_link(body)
         link = Link(anonymous_id=anonymous_id, account_id=account_id)
@@ -27,7 +30,7 @@ class LinkIdentity:
 
     def _attempt(self, link: Link) -> Submitted:
         anonymous_id, account_id = link
-        ladder_ids = self.ladders.ids()
+        ladder_ids = self.context.ladder_ids()
         reads = self.writes.read_for_link(anonymous_id, account_id, ladder_ids)
         if reads.anonymous_linked_to == account_id:
             return self._repeated(link, reads.states)
@@ -46,7 +49,7 @@ class LinkIdentity:
         moved: list[Player] = []
         kept: list[LadderKept] = []
         for ladder_id in ladder_ids:
-            starting = self.ladders.get(ladder_id).starting_rating
+            starting = self.context.ladder(ladder_id).starting_rating
             anonymous = reads.states.get((ladder_id, anonymous_id)) or Player(
                 ladder_id, anonymous_id, starting
             )
@@ -72,7 +75,7 @@ class LinkIdentity:
         """The answer of a link already made: in each ladder the account kept the anonymous
         state exactly when it absorbed it, as the first answer said."""
         kept: list[LadderKept] = []
-        for ladder_id in self.ladders.ids():
+        for ladder_id in self.context.ladder_ids():
             account = states.get((ladder_id, link.account_id))
             absorbed = account is not None and account.absorbed_id == link.anonymous_id
             kept.append(LadderKept(ladder=ladder_id, kept="anonymous" if absorbed else "account"))

@@ -1,33 +1,33 @@
 """Read a player's history: their games and podium bonuses, newest first, page by page."""
 
+from typing import NamedTuple
+
 from ratings.service import cursors
-from ratings.service.ladders import Ladders
+from ratings.service.context import Context
 from ratings.service.parameters import DEFAULT_HISTORY_LIMIT, page_limit, require_id
 from ratings.service.ports import HistoryView, Writes
-from ratings.service.results import History, json_of
-from ratings.service.settings import Clock
-from ratings.service.stored import JsonObject, PlayerEvent
+from ratings.service.results import History, JsonObject, json_of
+from ratings.service.stored import PlayerEvent
 
 
-class ReadHistory:
-    def __init__(
-        self, ladders: Ladders, writes: Writes, history: HistoryView, clock: Clock
-    ) -> None:
-        self.ladders = ladders
-        # Resolves a linked anonymous id to its account.
-        self.writes = writes
-        self.history = history
-        self.clock = clock
+class ReadHistory(NamedTuple):
+    """Pages through a player's events in `history`, skipping those past their
+    retention."""
 
-    def __call__(
+    context: Context
+    #: Resolves a linked anonymous id to its account.
+    writes: Writes
+    history: HistoryView
+
+    def run(
         self, ladder_id: str, player_id: str, limit: object = None, cursor: object = None
     ) -> JsonObject:
-        ladder = self.ladders.get(ladder_id)
+        ladder = self.context.ladder(ladder_id)
         require_id(player_id, "player_id")
         page_size = page_limit(limit, DEFAULT_HISTORY_LIMIT)
         resolved = self.writes.resolve(player_id)
         after = cursors.decode_history_cursor(cursor, ladder.ladder_id, resolved)
-        now = self.clock()
+        now = self.context.now()
         # One event more than the page, so next_cursor is given only when a next page has
         # events; expired events (TTL deletes late) are skipped as if already gone.
         events: list[PlayerEvent] = []

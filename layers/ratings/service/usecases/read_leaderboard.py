@@ -1,32 +1,33 @@
 """Read a leaderboard: a page from the top or from a cursor, or the page around a player."""
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ratings.rules import InvalidInput
 from ratings.service import cursors
+from ratings.service.context import Context
 from ratings.service.errors import NotRanked
-from ratings.service.ladders import Ladders
 from ratings.service.parameters import DEFAULT_LEADERBOARD_LIMIT, page_limit, require_id
 from ratings.service.ports import LeaderboardView, Writes
-from ratings.service.results import Leaderboard, LeaderboardEntry, json_of
-from ratings.service.standing import Ranking
-from ratings.service.stored import JsonObject, LeaderboardRow
+from ratings.service.ranking import Ranking
+from ratings.service.results import JsonObject, Leaderboard, LeaderboardEntry, json_of
+from ratings.service.stored import LeaderboardRow
 
 
-class ReadLeaderboard:
-    def __init__(
-        self, ladders: Ladders, writes: Writes, leaderboard: LeaderboardView, ranking: Ranking
-    ) -> None:
-        self.ladders = ladders
-        # Resolves and reads the player a page is around.
-        self.writes = writes
-        self.leaderboard = leaderboard
-        self.ranking = ranking
+class ReadLeaderboard(NamedTuple):
+    """Pages through `leaderboard`, or centres a page on a player, ranked by
+    `ranking`."""
 
-    def __call__(
+    context: Context
+    #: Resolves and reads the player a page is around.
+    writes: Writes
+    leaderboard: LeaderboardView
+    ranking: Ranking
+
+    def run(
         self, ladder_id: str, limit: object = None, cursor: object = None, around: object = None
     ) -> JsonObject:
-        ladder = self.ladders.get(ladder_id)
+        ladder = self.context.ladder(ladder_id)
         page_size = page_limit(limit, DEFAULT_LEADERBOARD_LIMIT)
         if around is not None:
             if cursor is not None:

@@ -8,43 +8,34 @@ body to the ruleset and into the result as they are.
 """
 
 from datetime import datetime
+from typing import NamedTuple
 
 from ratings.rules import GameInput, Ladder, parse_game
 from ratings.rules.submission import check_age
-from ratings.service.errors import AlreadyStored, GameConflict, WriteConflict
+from ratings.service.context import Context
+from ratings.service.errors import GameConflict
 from ratings.service.game_rating import evaluate, why_unranked
-from ratings.service.ladders import Ladders
-from ratings.service.player_reads import RecentWindow, players_of, resolve_pair
+from ratings.service.once import answer_again, commit_once
+from ratings.service.player_reads import players_of, recent_ranked_games, resolve_pair
 from ratings.service.ports import ResultsView, Writes
 from ratings.service.results import GameEvent, Submitted, json_of
 from ratings.service.retries import Retrier
-from ratings.service.settings import Clock, Settings
 from ratings.service.stored import PlayerEvent, StoredGame
 
 
-class SubmitGame:
-    def __init__(
-        self,
-        ladders: Ladders,
-        writes: Writes,
-        results: ResultsView,
-        window: RecentWindow,
-        retrier: Retrier,
-        clock: Clock,
-        settings: Settings,
-    ) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.results = results
-        self.window = window
-        self.retrier = retrier
-        self.clock = clock
-        self.settings = settings
+class SubmitGame(NamedTuple):
+    """Rates a game once: reads and commits through `writes`, answers a repeat from
+    `results`, redoes a contended attempt through `retrier`."""
 
-    def __call__(self, ladder_id: str, body: object) -> Submitted:
+    context: Context
+    writes: Writes
+    results: ResultsView
+    retrier: Retrier
+
+    def run(self, ladder_id: str, body: object) -> Submitted:
         """Rate a game once. A retry with the same content returns the stored result."""
-        ladder = self.ladders.get(ladder_id)
-        now = self.clock()
+        ladder = self.context.ladder(ladder_id)
+        now = self.context.now()
         game = parse_game(body, ladder.ruleset, now, enforce_age=False)
         return self.retrier.run("game", lambda: self._attempt(ladder, game, now))
 
@@ -53,8 +44,12 @@ class SubmitGame:
         ids = [player.player_id for player in game.players]
         reads = self.writes.read_for_game(ladder.ladder_id, game.game_id, ids)
         # An expired record still present (TTL deletes late) counts as gone, as it will be.
+        conflict = GameConflict(
+            f"game_id {game.game_id!r} was already used with different content; "
+            "send a retry with identical content, or use a new game_id"
+        )
         if reads.game is not None and reads.game.expires_at > now:
-            return _replay(reads.game, game)
+            return answer_again(reads.game, game.fingerprint, conflict)
         # Checked only now: a retry of a stored game is answered however old its played_at.
         check_age(game.played_at, now, "played_at")
         resolved = resolve_pair(ids, reads.links)
@@ -62,7 +57,9 @@ class SubmitGame:
         reason = why_unranked(game)
         states = [
             player.before_game(
-                0 if reason else self.window.ranked_games(ladder.ruleset, player, game.played_at)
+                0
+                if reason
+                else recent_ranked_games(self.writes, ladder.ruleset, player, game.played_at)
             )
             for player in players
         ]
@@ -73,39 +70,21 @@ class SubmitGame:
                 player.rated(change.rating_after)
                 for player, change in zip(players, rating.players, strict=True)
             ]
+        retention = self.context.settings.history_retention
         events = [
-            PlayerEvent.of_game(
-                player,
-                game_id=game.game_id,
-                played_at=game.played_at,
-                ranked=reason is None,
-                body=json_of(GameEvent.of(result, index, resolved[1 - index])),
-                kept_for=self.settings.history_retention,
-            )
+            PlayerEvent.of(player, GameEvent.of(result, index, resolved[1 - index]), retention)
             for index, player in enumerate(players)
         ]
-        answer = json_of(result)
         stored = StoredGame(
             ladder=ladder.ladder_id,
             game_id=game.game_id,
             fingerprint=game.fingerprint,
-            result=answer,
-            expires_at=now + self.settings.game_retention,
+            result=json_of(result),
+            expires_at=now + self.context.settings.game_retention,
         )
-        try:
-            self.writes.commit_game(stored, rated, events)
-        except AlreadyStored:
-            existing = self.results.get_game(ladder.ladder_id, game.game_id)
-            if existing is None:  # stored and gone again between two reads: try afresh
-                raise WriteConflict(game.game_id) from None
-            return _replay(existing, game)
-        return Submitted(answer, created=True)
-
-
-def _replay(stored: StoredGame, game: GameInput) -> Submitted:
-    if stored.fingerprint != game.fingerprint:
-        raise GameConflict(
-            f"game_id {game.game_id!r} was already used with different content; "
-            "send a retry with identical content, or use a new game_id"
+        return commit_once(
+            stored,
+            conflict,
+            lambda: self.writes.commit_game(stored, rated, events),
+            lambda: self.results.get_game(stored.ladder, stored.game_id),
         )
-    return Submitted(stored.result, created=False)

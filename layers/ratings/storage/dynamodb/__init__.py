@@ -7,13 +7,14 @@ consistent and batched. Its modules, one job each:
 - `layout`: key formats, the pynamodb models, their binding to a table, items <-> values
 - `writes`: the writes port (the reads a commit is conditioned on, and the commits)
 - `commits`: the writes port's transactions
-- `results`, `history`, `leaderboard`, `standings`: the read views (results; a player's
+- `results`, `history`, `leaderboard`, `ranks`: the read views (results; a player's
   history; leaderboard pages; ranks and the histogram)
 - `errors`: what a failed request means (transient, conflict, already stored)
 """
 
 from pynamodb.connection import Connection
 
+from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
 from ratings.storage.dynamodb.history import DynamoHistory
 from ratings.storage.dynamodb.layout import (
     BoundTable,
@@ -26,8 +27,8 @@ from ratings.storage.dynamodb.layout import (
     table_definition,
 )
 from ratings.storage.dynamodb.leaderboard import DynamoLeaderboard
+from ratings.storage.dynamodb.ranks import DynamoRanks
 from ratings.storage.dynamodb.results import DynamoResults
-from ratings.storage.dynamodb.standings import DynamoRanks
 from ratings.storage.dynamodb.writes import DynamoWrites
 
 
@@ -42,17 +43,12 @@ class DynamoStorage:
         endpoint_url: str | None = None,
         leaderboard_shards: int = 4,
     ) -> None:
-        self.table = BoundTable(
-            table_name,
-            region=region,
-            endpoint_url=endpoint_url,
-            leaderboard_shards=leaderboard_shards,
-        )
-        self.writes = DynamoWrites(self.table)
-        self.results = DynamoResults(self.table)
-        self.history = DynamoHistory(self.table)
-        self.leaderboard = DynamoLeaderboard(self.table)
-        self.ranks = DynamoRanks(self.table)
+        self.table = BoundTable(table_name, region, endpoint_url, leaderboard_shards)
+        self.writes: Writes = DynamoWrites(self.table)
+        self.results: ResultsView = DynamoResults(self.table)
+        self.history: HistoryView = DynamoHistory(self.table)
+        self.leaderboard: LeaderboardView = DynamoLeaderboard(self.table)
+        self.ranks: RankView = DynamoRanks(self.table)
 
     @property
     def connection(self) -> Connection:

@@ -14,6 +14,9 @@ from ratings.storage.dynamodb.layout import (
 
 
 class DynamoHistory(HistoryView):
+    """A player's history items, read back to front in pages of `limit` (each one
+    Query; the page says whether DynamoDB has more)."""
+
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 

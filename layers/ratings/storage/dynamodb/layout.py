@@ -30,7 +30,8 @@ from pynamodb.indexes import (
 from pynamodb.models import Model
 
 from ratings.service.player import Player
-from ratings.service.stored import GAME_EVENT, PlayerEvent, StoredGame, StoredTournament
+from ratings.service.results import GAME_EVENT
+from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament
 from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
@@ -161,15 +162,8 @@ class BoundTable:
     """The models bound to one table, the connection every request goes through, and the
     requests every adapter makes (transient failures raised as TransientStorageError)."""
 
-    def __init__(
-        self,
-        table_name: str,
-        *,
-        region: str = "us-east-1",
-        endpoint_url: str | None = None,
-        leaderboard_shards: int = 4,
-    ) -> None:
-        if leaderboard_shards < 1:
+    def __init__(self, table_name: str, region: str, endpoint_url: str | None, shards: int) -> None:
+        if shards < 1:
             raise ValueError("leaderboard_shards must be at least 1")
         # The models are process-wide classes; one process serves one table.
         meta = RatingsItem.Meta
@@ -178,7 +172,7 @@ class BoundTable:
         setattr(meta, "host", endpoint_url)  # noqa: B010
         RatingsItem._connection = None  # rebind to the table configured above
         self.table_name = table_name
-        self.shards = leaderboard_shards
+        self.shards = shards
 
     @property
     def connection(self) -> Connection:
@@ -255,23 +249,18 @@ def event_sort_key(at: datetime, event_type: str, ref_id: str) -> str:
 
 def game_item(game: StoredGame) -> GameItem:
     """A game's record: its fingerprint and result, kept until `expires_at` (its TTL)."""
+    key = game_key(game.ladder, game.game_id)
+    result = compact_json(game.result)
     return GameItem(
-        game_key(game.ladder, game.game_id),
-        GAME_SK,
-        fingerprint=game.fingerprint,
-        result=compact_json(game.result),
-        expires_at=game.expires_at,
+        key, GAME_SK, fingerprint=game.fingerprint, result=result, expires_at=game.expires_at
     )
 
 
 def tournament_item(tournament: StoredTournament) -> TournamentItem:
     """A tournament's record: its fingerprint and awards, kept for good."""
-    return TournamentItem(
-        tournament_key(tournament.ladder, tournament.tournament_id),
-        TOURNAMENT_SK,
-        fingerprint=tournament.fingerprint,
-        result=compact_json(tournament.result),
-    )
+    key = tournament_key(tournament.ladder, tournament.tournament_id)
+    result = compact_json(tournament.result)
+    return TournamentItem(key, TOURNAMENT_SK, fingerprint=tournament.fingerprint, result=result)
 
 
 def event_item(event: PlayerEvent) -> EventItem:

@@ -7,13 +7,16 @@ from collections.abc import Callable, Iterator, Sequence
 
 from pynamodb.expressions.condition import Condition
 
-from ratings.rules.standings import board_order
+from ratings.rules.ranking import board_order
 from ratings.service.ports import LeaderboardView
 from ratings.service.stored import LeaderboardRow
 from ratings.storage.dynamodb.layout import LEADERBOARD_INDEX, BoundTable, RatingsItem
 
 
 class DynamoLeaderboard(LeaderboardView):
+    """Leaderboard pages: each shard read in rating order from a position, the
+    shards' rows merged into leaderboard order."""
+
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 

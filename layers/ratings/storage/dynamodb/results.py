@@ -22,6 +22,9 @@ from ratings.storage.dynamodb.layout import (
 
 
 class DynamoResults(ResultsView):
+    """Game and tournament records by key (a consistent GetItem each), and a scan of
+    a ladder's game records for exports."""
+
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 

@@ -13,10 +13,11 @@ from pynamodb.exceptions import PutError
 from ratings.service.player import Player
 from ratings.service.ports import Writes
 from ratings.service.stored import (
+    Events,
     GameReads,
     Link,
     LinkReads,
-    PlayerEvent,
+    Players,
     PodiumReads,
     Standings,
     StoredGame,
@@ -55,6 +56,9 @@ from ratings.timestamps import format_utc_millis
 
 
 class DynamoWrites(Writes):
+    """The reads a commit is conditioned on (consistent BatchGetItems, a counted
+    Query for the window) and the commits, each one transaction (`commits`)."""
+
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 
@@ -154,20 +158,15 @@ class DynamoWrites(Writes):
         item = self._table.get(link_key(player_id), ANON_SK)
         return item.other_id if isinstance(item, LinkItem) else player_id
 
-    def commit_game(
-        self, game: StoredGame, players: Sequence[Player], events: Sequence[PlayerEvent]
-    ) -> None:
+    def commit_game(self, game: StoredGame, players: Players, events: Events) -> None:
         commits.commit_created(self._table, game_item(game), players, events)
 
     def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
+        self, tournament: StoredTournament, players: Players, events: Events
     ) -> None:
         commits.commit_created(self._table, tournament_item(tournament), players, events)
 
-    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+    def commit_link(self, link: Link, players: Players) -> None:
         commits.commit_link(self._table, link, players)
 
     def put_standings(self, standings: Standings) -> bool:

@@ -2,8 +2,9 @@
 leaderboard index, every entry of the index (for the refresh), and the histogram item a
 refresh stores (the writes port stores it).
 
-Every read here is an eventually consistent Query of the `leaderboard` index (global indexes
-have no other kind) or a read of the one histogram item; nothing here writes a player state.
+Every read here is an eventually consistent Query of the `leaderboard` index (a global index
+has no strongly consistent reads) or a read of the one histogram item; nothing here writes a
+player state.
 docs/table-layout.md and docs/performance.md give the requests and their read units.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 
 from pynamodb.constants import COUNT
 
-from ratings.rules.standings import RatingHistogram
+from ratings.rules.ranking import RatingHistogram
 from ratings.service.ports import RankView
 from ratings.service.stored import Standings
 from ratings.storage.dynamodb.errors import transient_as_storage_error
@@ -29,6 +30,9 @@ from ratings.timestamps import parse_utc_millis
 
 
 class DynamoRanks(RankView):
+    """Counts ahead of a position (DynamoDB counts, bounded by a read budget), the
+    index's entries for a refresh, and the stored histogram."""
+
     #: Entries per page when the refresh reads the index (None: DynamoDB's 1 MB pages).
     entries_page_limit: int | None = None
 
