@@ -14,7 +14,8 @@ from typing import Any
 from ratings.rules import Game, InvalidInput, PlayerState, Ruleset
 from ratings.rules.fields import Field
 from ratings.rules.fields import Object as FieldObject
-from ratings.service.results import RatingOutcome, json_of
+from ratings.service.game_result import RatingOutcome
+from ratings.service.results import json_of
 from ratings_cli.records import GameLine, InputError, Record, score_of
 
 

@@ -28,7 +28,8 @@ from typing import Any
 
 from ratings.rules import Ruleset
 from ratings.rules.fields import Field
-from ratings.service.results import GameResult, PlayerResult, RatingOutcome, json_of
+from ratings.service.game_result import GameResult, PlayerResult, RatingOutcome
+from ratings.service.results import json_of
 from ratings_cli.records import GameLine, Record
 from ratings_cli.replay import Replayer
 

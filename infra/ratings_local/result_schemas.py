@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ratings.rules import Ladder
-from ratings.service import declared, results
+from ratings.service import declared, game_result, results
 from ratings.service.declared import Absent, Schema, SchemaContext
 from ratings.service.requests import LINK
 
@@ -32,7 +32,7 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
     schemas["IdentityLink"] = LINK.schema()
     rulesets = {ladder.ruleset.name: ladder.ruleset for ladder in ladders.values()}
     for name, ruleset in rulesets.items():
-        schemas[f"explain.{name}"] = results.explain_schema(ruleset)
+        schemas[f"explain.{name}"] = game_result.explain_schema(ruleset)
         for prefix, answer, title, preview in results.RULESET_COMPONENTS:
             in_ruleset = SchemaContext(ladders, ruleset, preview)
             schemas[f"{prefix}.{name}"] = {

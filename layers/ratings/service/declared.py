@@ -20,14 +20,18 @@ cannot drift.
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from enum import Enum
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ratings.rules.fields import ID
+from ratings.rules.ranked import UNRANKED_REASONS
 from ratings.timestamps import format_utc_millis
 
 if TYPE_CHECKING:
     from ratings.rules import Ladder, Ruleset
 
 Schema = dict[str, Any]
+JsonObject = dict[str, Any]
 
 
 class Absent(Enum):
@@ -87,13 +91,35 @@ def nullable(schema: Schema) -> Schema:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+def ruleset_of(context: SchemaContext) -> "Ruleset":
+    assert context.ruleset is not None, "a game's result is declared per ruleset"
+    return context.ruleset
+
+
+def rulesets_of(context: SchemaContext) -> "dict[str, Ruleset]":
+    return {ladder.ruleset.name: ladder.ruleset for ladder in context.ladders.values()}
+
+
 TIMESTAMP: Schema = {"type": "string", "format": "date-time"}
+#: The kinds of value most answers share.
+IDENTIFIER = Json(ID.schema())
+POSITIVE = Json({"type": "integer", "minimum": 1})
+PLACE = Json({"type": "integer", "minimum": 1, "maximum": 3})
+UNRANKED_REASON = Json({"enum": [*UNRANKED_REASONS, None]}, covers_null=True)
+#: An empty mapping of spread properties (a ruleset without fields of its own).
+NO_PROPERTIES: Mapping[str, Any] = MappingProxyType({})
 
 
 # Writing answers ----------------------------------------------------------------------------
 
 #: Per answer type, its fields as (name, spread): computed once from the annotations.
 _PLANS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
+def json_of(answer: tuple[Any, ...]) -> JsonObject:
+    """An answer's JSON object."""
+    written: JsonObject = to_json(answer)
+    return written
 
 
 def to_json(value: Any) -> Any:

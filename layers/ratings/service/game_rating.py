@@ -4,7 +4,7 @@ Shared by submitting a game and previewing one; nothing here reads or writes sto
 from collections.abc import Sequence
 
 from ratings.rules import Game, GameInput, Ladder, PlayerState, Rating, Ruleset, unranked_reason
-from ratings.service.results import GameResult
+from ratings.service.game_result import GameResult
 
 
 def why_unranked(game: GameInput) -> str | None:
