@@ -118,7 +118,7 @@ test: lint types template-lint build setup-dynamodb-local
 	if [ $$status -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$status
 
 # The cold-start benchmark measures the built artifact, so every benchmark run builds first.
-bench: setup build
+bench: setup setup-dynamodb-local build
 	$(BIN)/python -m benchmarks
 
 # The cold start alone; ARGS="--measures --tracing" adds what each measure and tracing SDK costs.

@@ -1,17 +1,21 @@
 """Creating the template's table(s) and queues on the emulated AWS, and resolving references.
 
 Queues are created dead-letter queues first so redrive policies can point at them; the table
-gets its keys, indexes and TTL exactly as the template declares them.
+gets its keys, indexes and TTL exactly as the template declares them, on whichever engine
+(moto, DynamoDB Local): the tests create their tables with the same `create_table`.
 """
 
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 
 from ratings_local.template import StackSpec, resolve
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 ACCOUNT_ID = "123456789012"
 
@@ -59,17 +63,11 @@ def create_resources(spec: StackSpec, endpoint_url: str, region: str) -> Created
     dynamodb = boto3.client("dynamodb", endpoint_url=endpoint_url, region_name=region)
     sqs = boto3.client("sqs", endpoint_url=endpoint_url, region_name=region)
 
-    for logical_id, table in spec.tables.items():
-        properties = resolve(dict(table.properties), created.resolver, spec.parameters)
+    for logical_id in spec.tables:
+        properties = template_table(spec, logical_id, region)
         name = properties.get("TableName") or f"ratings-local-{logical_id}"
         created.tables[logical_id] = name
-        dynamodb.create_table(**_table_request(name, properties))
-        ttl = properties.get("TimeToLiveSpecification")
-        if ttl and _truthy(ttl.get("Enabled")):
-            dynamodb.update_time_to_live(
-                TableName=name,
-                TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True},
-            )
+        create_table(dynamodb, name, properties)
 
     # Dead-letter queues first: the others' redrive policies refer to them.
     ordered = sorted(spec.queues.items(), key=lambda entry: "RedrivePolicy" in entry[1].properties)
@@ -87,6 +85,25 @@ def create_resources(spec: StackSpec, endpoint_url: str, region: str) -> Created
             QueueUrl=url, AttributeNames=["QueueArn"]
         )["Attributes"]["QueueArn"]
     return created
+
+
+def create_table(dynamodb: "DynamoDBClient", name: str, properties: Mapping[str, Any]) -> None:
+    """Create table `name` on any engine (moto, DynamoDB Local) exactly as the template's
+    resolved `properties` declare it: keys, attribute definitions, indexes and their
+    projections, billing, then its TTL. The tests make their tables with it too."""
+    dynamodb.create_table(**_table_request(name, properties))
+    ttl = properties.get("TimeToLiveSpecification")
+    if ttl and _truthy(ttl.get("Enabled")):
+        dynamodb.update_time_to_live(
+            TableName=name,
+            TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True},
+        )
+
+
+def template_table(spec: StackSpec, logical_id: str, region: str = "us-east-1") -> dict[str, Any]:
+    """The table `logical_id`'s properties with its intrinsic functions resolved."""
+    resolver = CreatedResources(region=region).resolver
+    return dict(resolve(dict(spec.tables[logical_id].properties), resolver, spec.parameters))
 
 
 def _table_request(name: str, properties: Mapping[str, Any]) -> dict[str, Any]:

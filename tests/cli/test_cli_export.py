@@ -1,19 +1,18 @@
-"""`ratings export`: a ladder's stored games out of DynamoDB (moto here), as GET returns them."""
+"""`ratings export`: a ladder's stored games out of DynamoDB (moto and DynamoDB Local here), as
+GET returns them."""
 
 import json
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from moto import mock_aws
 from support.cli import backgammon_bodies, classic_bodies, read_jsonl, run
+from support.engines import ENGINES, ratings_table, running_engine, unique_table_name
 from support.games import FixedClock
 from support.services import rating_service
 
-from ratings.storage.dynamodb import DynamoStorage
 from ratings_cli.export import stored_results
 
 REGION = "us-east-1"
@@ -26,22 +25,18 @@ class Filled:
     classic: list[dict]  # type: ignore[type-arg]
 
 
-@pytest.fixture(scope="module")
-def filled() -> Iterator[Filled]:
-    """A table on moto's in-process DynamoDB (fake credentials only) with games of two
-    ladders, submitted out of played_at order; the stored results of each, as GET returns
-    them. The tests only read it."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
-            patch.setenv(name, "testing")
-        for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
-            patch.delenv(name, raising=False)
+@pytest.fixture(scope="module", params=ENGINES)
+def filled(request: pytest.FixtureRequest) -> Iterator[Filled]:
+    """A table of template.yaml's definition, on each DynamoDB engine in turn (moto's
+    in-process mock or DynamoDB Local; fake credentials only), with games of two ladders,
+    submitted out of played_at order; the stored results of each, as GET returns them. The
+    tests only read it."""
+    table = unique_table_name("ratings-cli")
+    with running_engine(request.param, request) as engine, pytest.MonkeyPatch.context() as patch:
         patch.delenv("RATINGS_TABLE", raising=False)
         patch.setenv("AWS_REGION", REGION)
-        table = f"ratings-cli-{uuid.uuid4().hex[:10]}"
-        with mock_aws():
-            storage = DynamoStorage(table, region=REGION)
-            storage.create_table()
+        with ratings_table(engine, table):
+            storage = engine.storage(table)
             now = datetime.now(UTC).replace(microsecond=0)
             service = rating_service(storage, FixedClock(now))
             backgammon = list(backgammon_bodies(now - timedelta(days=5), 30))

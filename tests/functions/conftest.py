@@ -1,5 +1,6 @@
-"""Fixtures of the handler tests: each test gets moto's AWS with the table and the queues of
-template.yaml, the environment the template sets, and fresh per-container caches."""
+"""Fixtures of the handler tests: each test gets the table and the queues of template.yaml, the
+environment the template sets, and fresh per-container caches. The queues are moto's; the
+table is on each DynamoDB engine in turn (moto's, DynamoDB Local)."""
 
 import io
 import json
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 import boto3
 import pytest
 from moto import mock_aws
+from support.engines import ENGINES, Engine
 from support.handlers import Api, Stack, load_function
 from support.lambda_events import REGION
 
@@ -52,8 +54,18 @@ def _test_sqs_client() -> "SQSClient":
     return boto3.client("sqs", region_name=REGION)
 
 
+@pytest.fixture(params=ENGINES)
+def table_engine(request: pytest.FixtureRequest) -> Engine:
+    """Where the table lives: moto (with the queues) or DynamoDB Local."""
+    if request.param == "moto":
+        return Engine("moto", None)
+    return Engine("dynamodb_local", request.getfixturevalue("dynamodb_local_url"))
+
+
 @pytest.fixture
-def stack(functions: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+def stack(
+    functions: dict[str, ModuleType], table_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Stack]:
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
         monkeypatch.setenv(name, "testing")
     monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
@@ -111,17 +123,19 @@ def stack(functions: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch) -> 
         }
         for name, value in env.items():
             monkeypatch.setenv(name, value)
+        if table_engine.endpoint_url is not None:
+            # boto3's own per-service override: the table's client goes there, SQS's stays.
+            monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", table_engine.endpoint_url)
         _new_container()
         for module in functions.values():
             if hasattr(module, "metrics"):
                 module.metrics.clear_metrics()  # one store per process, shared by every Metrics
-        # The service binds the table's models to its client; the table is made through it.
-        wiring.service()
-        wiring.storage().create_table()
+        table_engine.create_table(stack.table)
         try:
             yield stack
         finally:
             _new_container()
+            table_engine.drop_table(stack.table)
 
 
 @pytest.fixture

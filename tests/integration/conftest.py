@@ -1,47 +1,31 @@
-"""Fixtures of the integration tests: moto's DynamoDB, a fresh table per test, the service
-over it with a clock the test moves, and a counter of the requests the adapter sends."""
+"""Fixtures of the integration tests: each DynamoDB engine in turn (moto, DynamoDB Local), a
+fresh table of template.yaml's definition per test, the service over it with a clock the
+test moves, and a counter of the requests the adapter sends."""
 
-import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
-from moto import mock_aws
 from support.dynamodb import RequestCounter
+from support.engines import ENGINES, Engine, ratings_table, running_engine, unique_table_name
 from support.services import clock, service
 
 from ratings.service.ports import Storage
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 
-REGION = "us-east-1"
-
 __all__ = ["clock", "service"]  # the shared fixtures, by name
 
 
 @pytest.fixture
-def aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """moto's AWS for this test only, with fake credentials (never a real account)."""
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SECURITY_TOKEN"):
-        monkeypatch.setenv(name, "testing")
-    monkeypatch.setenv("AWS_SESSION_TOKEN", "testing")
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_REGION"):
-        monkeypatch.delenv(name, raising=False)
-    with mock_aws():
-        yield
-
-
-@pytest.fixture
 def table_name() -> str:
-    return f"ratings-it-{uuid.uuid4().hex[:12]}"
+    return unique_table_name("ratings-it")
 
 
 @pytest.fixture
-def dynamo_storage(aws: None, table_name: str) -> DynamoStorage:
+def dynamo_storage(engine: Engine, table_name: str) -> Iterator[DynamoStorage]:
     """The adapter under test on a fresh table (4 leaderboard shards, as deployed)."""
-    storage = DynamoStorage(table_name, region=REGION, endpoint_url=None, leaderboard_shards=4)
-    storage.create_table()
-    return storage
+    with ratings_table(engine, table_name):
+        yield engine.storage(table_name)
 
 
 @pytest.fixture
@@ -71,10 +55,12 @@ def request_counter(count_requests: Callable[..., RequestCounter]) -> RequestCou
     return count_requests()
 
 
-@pytest.fixture(params=["memory", "dynamodb"])
-def any_storage(request: pytest.FixtureRequest) -> Storage:
-    """Each storage implementation in turn: the contract tests run over both."""
+@pytest.fixture(params=["memory", *ENGINES])
+def any_storage(request: pytest.FixtureRequest, table_name: str) -> Iterator[Storage]:
+    """Each storage implementation in turn, DynamoDB on each engine: the contract tests run
+    over all of them."""
     if request.param == "memory":
-        return InMemoryStorage()
-    storage: DynamoStorage = request.getfixturevalue("dynamo_storage")
-    return storage
+        yield InMemoryStorage()
+        return
+    with running_engine(request.param, request) as running, ratings_table(running, table_name):
+        yield running.storage(table_name)

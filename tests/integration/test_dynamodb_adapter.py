@@ -421,7 +421,11 @@ def racing_pair(
     The other service's writes, run from the racing storage's hook, land between the first
     service's reads and its commit.
     """
-    racing = InterleavingDynamoStorage(table_name, leaderboard_shards=dynamo_storage.table.shards)
+    racing = InterleavingDynamoStorage(
+        table_name,
+        endpoint_url=dynamo_storage.table.endpoint_url,
+        leaderboard_shards=dynamo_storage.table.shards,
+    )
     return racing, rating_service(racing, clock), rating_service(dynamo_storage, clock)
 
 

@@ -1,4 +1,5 @@
-"""Standing at the port and through the service, on the in-memory fake and on DynamoDB (moto):
+"""Standing at the port and through the service, on the in-memory fake and on DynamoDB (moto
+and DynamoDB Local):
 the bounded count of the players ahead, the players just ahead of a position, every entry of
 the leaderboard, the histogram item, and a refresh while games are rated in threads."""
 
@@ -10,6 +11,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from support.engines import (
+    ENGINES,
+    FAKE_AWS_ENV,
+    UNSET_AWS_ENV,
+    Engine,
+    ratings_table,
+    running_engine,
+)
 from support.games import NOW, FixedClock, game
 from support.services import rating_service
 
@@ -154,25 +163,27 @@ def test_contract_standing_and_around_answer_alike(
 # Under load ----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def served_storage(monkeypatch: pytest.MonkeyPatch) -> Iterator[DynamoStorage]:
-    """The adapter on the local stack's emulated AWS: moto's server, whose requests are
-    serialized, so threads may share it (moto in-process is not thread-safe)."""
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "local",
-        "AWS_SECRET_ACCESS_KEY": "local",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-    aws = EmulatedAws()
-    url = aws.start()
-    try:
-        storage = DynamoStorage("ratings-standing", endpoint_url=url, leaderboard_shards=4)
-        storage.create_table()
-        yield storage
-    finally:
-        aws.stop()
+@pytest.fixture(params=ENGINES)
+def served_storage(request: pytest.FixtureRequest, table_name: str) -> Iterator[DynamoStorage]:
+    """The adapter on an engine behind a server, which threads may share (moto in-process is
+    not thread-safe): the local stack's emulated AWS (moto's server, requests serialized), or
+    DynamoDB Local."""
+    if request.param == "dynamodb_local":
+        with running_engine("dynamodb_local", request) as local, ratings_table(local, table_name):
+            yield local.storage(table_name)
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in FAKE_AWS_ENV.items():
+            patch.setenv(name, value)
+        for name in UNSET_AWS_ENV:
+            patch.delenv(name, raising=False)
+        aws = EmulatedAws()
+        served = Engine("moto", aws.start())
+        try:
+            served.create_table(table_name)
+            yield served.storage(table_name)
+        finally:
+            aws.stop()
 
 
 def test_games_rated_during_a_refresh_are_counted_once_by_the_next(

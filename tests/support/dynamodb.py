@@ -66,8 +66,15 @@ class InterleavingDynamoStorage(DynamoStorage):
     concurrent request that got there first.
     """
 
-    def __init__(self, table_name: str, *, leaderboard_shards: int = 4) -> None:
-        super().__init__(table_name, region="us-east-1", leaderboard_shards=leaderboard_shards)
+    def __init__(
+        self, table_name: str, *, endpoint_url: str | None = None, leaderboard_shards: int = 4
+    ) -> None:
+        super().__init__(
+            table_name,
+            region="us-east-1",
+            endpoint_url=endpoint_url,
+            leaderboard_shards=leaderboard_shards,
+        )
         self.before_commit: Callable[[], None] | None = None
         self.every_commit = False
         self.interleaved = 0

@@ -1,4 +1,5 @@
-"""The history view on DynamoDB: a player's events, newest first, one Query a page."""
+"""The history view on DynamoDB: a player's events, newest first, one Query a page (with one
+event more than the page, to tell whether more follow)."""
 
 from ratings.service.ports import HistoryView
 from ratings.service.stored import EventPosition, HistoryPage
@@ -30,15 +31,18 @@ class DynamoHistory(HistoryView):
                 "pk": {"S": player_key(ladder, player_id)},
                 "sk": {"S": event_sort_key(at, event_type, ref_id)},
             }
+        # One event past the page tells whether there are more: DynamoDB also returns a
+        # LastEvaluatedKey when the Limit is used up by the last event, so the key alone
+        # would make the caller read an empty page.
         response = self._table.query(
             player_key(ladder, player_id),
             range_key_condition=RatingsItem.sk.startswith(EVENT_SK_PREFIX),
             scan_index_forward=False,
-            limit=limit,
+            limit=limit + 1,
             exclusive_start_key=last_key,
         )
-        events = [
-            event_of(ladder, player_id, EventItem.from_raw_data(raw))
-            for raw in response.get("Items", [])
-        ]
-        return HistoryPage(events, more="LastEvaluatedKey" in response)
+        raws = response.get("Items", [])
+        events = [event_of(ladder, player_id, EventItem.from_raw_data(raw)) for raw in raws[:limit]]
+        # A key with fewer items than asked: DynamoDB cut the page at 1 MB.
+        more = len(raws) > limit or "LastEvaluatedKey" in response
+        return HistoryPage(events, more=more)

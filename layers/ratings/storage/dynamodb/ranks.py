@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 
 from pynamodb.constants import COUNT
+from pynamodb.expressions.condition import Condition
 
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.ports import RankView
@@ -42,31 +43,41 @@ class DynamoRanks(RankView):
     def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
         if limit <= 0:
             return None
-        # One Query a shard, counted by DynamoDB: of the entries rated `rating` or more (read
-        # at most `budget` of them, the player's own lagging entry included), those ahead.
-        budget = 2 * limit + 2
-        ahead = read = 0
-        for shard in self._table.leaderboard_shards(ladder):
-            start_key = None
-            while True:
-                response = self._table.query(
-                    shard,
-                    range_key_condition=RatingsItem.lb_rating >= rating,
-                    filter_condition=(StateItem.player_id != player_id)
-                    & ((RatingsItem.lb_rating > rating) | (StateItem.player_id < player_id)),
-                    index_name=LEADERBOARD_INDEX,
-                    select=COUNT,
-                    limit=budget + 1 - read,
-                    exclusive_start_key=start_key,
-                )
-                ahead += int(response.get("Count", 0))
-                read += int(response.get("ScannedCount", 0))
-                if read > budget or ahead >= limit:
-                    return None
-                start_key = response.get("LastEvaluatedKey")
-                if not start_key:
-                    break
-        return ahead
+        # Counted by DynamoDB, at most `2 * limit + 2` entries read in all (the player's own
+        # lagging entry included): per shard the entries rated higher, then the ones tied
+        # with a smaller id. The rating is the index's sort key, so it can only be a key
+        # condition: DynamoDB refuses a filter on it, and the tie needs a Query of its own.
+        count = _BoundedCount(budget=2 * limit + 2, limit=limit)
+        shards = self._table.leaderboard_shards(ladder)
+        higher = RatingsItem.lb_rating > rating
+        for shard in shards:
+            if not self._count(count, shard, higher, StateItem.player_id != player_id):
+                return None
+        tied = RatingsItem.lb_rating == rating
+        for shard in shards:
+            if not self._count(count, shard, tied, StateItem.player_id < player_id):
+                return None
+        return count.ahead
+
+    def _count(self, count: "_BoundedCount", shard: str, key: Condition, keep: Condition) -> bool:
+        """Add the shard's entries within `key` that `keep` keeps to `count`; False once the
+        count is past its bound (then nothing more is read)."""
+        start_key = None
+        while True:
+            response = self._table.query(
+                shard,
+                range_key_condition=key,
+                filter_condition=keep,
+                index_name=LEADERBOARD_INDEX,
+                select=COUNT,
+                limit=count.left(),
+                exclusive_start_key=start_key,
+            )
+            if not count.add(int(response.get("Count", 0)), int(response.get("ScannedCount", 0))):
+                return False
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                return True
 
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         # Only the two attributes the histogram needs travel back; the read units are those
@@ -97,3 +108,23 @@ class DynamoRanks(RankView):
             return None
         counts = tuple((int(rating), int(players)) for rating, players in json.loads(item.counts))
         return Standings(ladder, RatingHistogram(counts), parse_utc_millis(item.refreshed_at))
+
+
+class _BoundedCount:
+    """The players ahead counted so far, and the index entries read to count them."""
+
+    def __init__(self, *, budget: int, limit: int) -> None:
+        self.budget = budget
+        self.limit = limit
+        self.ahead = 0
+        self.read = 0
+
+    def left(self) -> int:
+        """The Limit of the next Query: one entry past the budget tells it is exceeded."""
+        return self.budget + 1 - self.read
+
+    def add(self, ahead: int, read: int) -> bool:
+        """False once `limit` are ahead or more than `budget` entries were read."""
+        self.ahead += ahead
+        self.read += read
+        return self.read <= self.budget and self.ahead < self.limit
