@@ -13,7 +13,6 @@ beside AWS's documented rule (2 write units per item per started KB).
 Needs DynamoDB Local (`make setup-dynamodb-local`).
 """
 
-import argparse
 import functools
 import math
 import random
@@ -40,6 +39,7 @@ from ratings_local.resources import create_table, template_table
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack
 
+from ._cli import game_parser
 from .requests_per_game import NOW, body, fake_aws, item_size, moto_version
 from .standing_reads import fill
 
@@ -430,9 +430,9 @@ def report(measured: dict[str, EngineFigures], players: int, board: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--games", type=int, default=100, help="rated games per ruleset")
-    parser.add_argument("--players", type=int, default=24, help="players per ladder (even)")
+    parser = game_parser(
+        __doc__, (100, "rated games per ruleset"), (24, "players per ladder (even)")
+    )
     parser.add_argument("--board", type=int, default=20_000, help="players on the standing board")
     args = parser.parse_args(argv)
     if args.games < 1 or args.players < 2 or args.players % 2 or args.board < 1:

@@ -205,6 +205,17 @@ class BoundTable:
         with transient_as_storage_error():
             return dict(self.connection.query(self.table_name, hash_key, **options))
 
+    def pages(self, hash_key: str, **options: Any) -> Iterator[dict[str, Any]]:
+        """Every page of a query, as DynamoDB answers them, each after the last one's
+        LastEvaluatedKey; a caller that stops iterating reads no further page."""
+        start_key = None
+        while True:
+            response = self.query(hash_key, exclusive_start_key=start_key, **options)
+            yield response
+            start_key = response.get("LastEvaluatedKey")
+            if not start_key:
+                return
+
     def leaderboard_shards(self, ladder: str) -> list[str]:
         """The hash keys of the ladder's leaderboard index, one a write shard."""
         return [f"{ladder}#{shard}" for shard in range(self.shards)]

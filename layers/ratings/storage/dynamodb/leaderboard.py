@@ -86,16 +86,13 @@ class DynamoLeaderboard(LeaderboardView):
         """
         taken = 0
         boundary: int | None = None
-        start_key = None
-        while True:
-            response = self._table.query(
-                shard,
-                range_key_condition=condition,
-                index_name=LEADERBOARD_INDEX,
-                scan_index_forward=ascending,
-                limit=limit + 1,
-                exclusive_start_key=start_key,
-            )
+        for response in self._table.pages(
+            shard,
+            range_key_condition=condition,
+            index_name=LEADERBOARD_INDEX,
+            scan_index_forward=ascending,
+            limit=limit + 1,
+        ):
             for raw in response.get("Items", []):
                 rating = int(raw["lb_rating"]["N"])
                 player_id = raw["player_id"]["S"]
@@ -108,6 +105,3 @@ class DynamoLeaderboard(LeaderboardView):
                 taken += 1
                 if taken == limit:
                     boundary = rating
-            start_key = response.get("LastEvaluatedKey")
-            if not start_key:
-                return

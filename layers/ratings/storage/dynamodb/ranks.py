@@ -82,21 +82,16 @@ class DynamoRanks(RankView):
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         # Only the two attributes the histogram needs travel back; the read units are those
         # of the whole index entries all the same.
+        attributes = ["player_id", "lb_rating"]
         for shard in self._table.leaderboard_shards(ladder):
-            start_key = None
-            while True:
-                response = self._table.query(
-                    shard,
-                    index_name=LEADERBOARD_INDEX,
-                    attributes_to_get=["player_id", "lb_rating"],
-                    limit=self.entries_page_limit,
-                    exclusive_start_key=start_key,
-                )
+            for response in self._table.pages(
+                shard,
+                index_name=LEADERBOARD_INDEX,
+                attributes_to_get=attributes,
+                limit=self.entries_page_limit,
+            ):
                 for raw in response.get("Items", []):
                     yield raw["player_id"]["S"], int(raw["lb_rating"]["N"])
-                start_key = response.get("LastEvaluatedKey")
-                if not start_key:
-                    break
 
     def read_standings(self, ladder: str) -> Standings | None:
         with transient_as_storage_error():
