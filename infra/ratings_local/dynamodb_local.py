@@ -11,8 +11,10 @@ Java from Debian's `openjdk-17-jre-headless`. This module finds the jar and runs
 process on a free port, in memory, one shared database for every credential and region.
 """
 
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -60,6 +62,17 @@ def java_executable() -> str:
     return found
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: Linux sends it SIGTERM when the thread that started it ends,
+    so a killed test worker or stack never leaves a JVM behind (elsewhere: stop() only)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        return
+    pr_set_pdeathsig = 1
+    libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 def _free_port(host: str) -> int:
     with socket.socket() as probe:
         probe.bind((host, 0))
@@ -103,6 +116,7 @@ class DynamoDBLocal:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            preexec_fn=_die_with_parent,  # the thread starting it must outlive it
         )
         self._wait_ready(timeout)
         return self.endpoint_url
