@@ -92,7 +92,8 @@ build: setup-sam
 	done
 	@echo "compiled $$(find $(BUILD_DIR) -name '*.pyc' | wc -l) modules in $(BUILD_DIR)"
 
-run: setup
+# With --dynamodb-local among the flags, DynamoDB Local is installed first (once).
+run: setup $(if $(findstring --dynamodb-local,$(ARGS)),setup-dynamodb-local)
 	$(BIN)/python -m ratings_local $(ARGS)
 
 lint: setup

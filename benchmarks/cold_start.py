@@ -172,7 +172,7 @@ MEASURES = [
             "    import boto3\n"
             "    config = wiring.config()\n"
             "    return boto3.client('sqs', region_name=config.region,"
-            " endpoint_url=config.endpoint_url)\n"
+            " endpoint_url=config.sqs_endpoint_url)\n"
             "wiring.sqs_client = sqs_client\n"
         ),
     ),

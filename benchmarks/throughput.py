@@ -1,7 +1,8 @@
 """Throughput of the local stack, over HTTP and over SQS, at 1,000 and at 50,000 stored games.
 
-Starts the whole local stack in this process (LocalStack: emulated AWS, the Api function
-behind the local HTTP server, the GamesQueue consumer), as `make run` does. Then, per size:
+Starts the whole local stack from this process (LocalStack: emulated AWS, the Api function
+behind the local HTTP server, the GamesQueue consumer, each function in execution
+environments of its own), as `make run` does. Then, per size:
 
 - fills the table to the size with the items of that many rated backgammon games (a game
   item and two player events each, played over the last 14 days, plus one state per player),
@@ -26,15 +27,12 @@ large/small ratio. Target: flat within 1.5x.
 """
 
 import argparse
-import contextlib
 import http.client
-import io
 import itertools
 import json
 import os
 import random
 import statistics
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -57,39 +55,10 @@ TARGET = 1.5
 TEMPLATE_A, TEMPLATE_B, TEMPLATE_GAME = "TPLPLAYERA", "TPLPLAYERB", "TPLGAME0"
 
 
-class LogSink(io.TextIOBase):
-    """Swallows what the functions log, counting the bytes (a figure for the cost model)."""
-
-    def __init__(self) -> None:
-        self.bytes = 0
-        self._lock = threading.Lock()
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        with self._lock:
-            self.bytes += len(text.encode())
-        return len(text)
-
-
-#: Function containers made while quiet keep writing here afterwards.
-LOGS = LogSink()
-
-
-@contextlib.contextmanager
-def quiet() -> Iterator[None]:
-    """Send what the functions log (INFO, as template.yaml sets it) to LOGS meanwhile.
-
-    Powertools binds its handler to the sys.stdout of the moment a function container is
-    imported, so containers made inside this block keep logging to LOGS afterwards.
-    """
-    saved = sys.stdout
-    sys.stdout = LOGS
-    try:
-        yield
-    finally:
-        sys.stdout = saved
+def logged_bytes(local: "Local") -> int:
+    """What the functions logged so far, in bytes (a figure for the cost model): the stack's
+    environments count it, and print none of it (`print_function_logs=False`)."""
+    return sum(function.log_bytes for function in local.stack.functions.values())
 
 
 @dataclass
@@ -106,7 +75,8 @@ class Local:
 
 
 def start_stack() -> Local:
-    stack = LocalStack(Options(port=0, aws_port=0, schedule_interval=3600))
+    options = Options(port=0, aws_port=0, schedule_interval=3600, print_function_logs=False)
+    stack = LocalStack(options)
     stack.start()
     endpoints = stack.endpoints()
     host, port = stack.api_url.removeprefix("http://").rsplit(":", 1)
@@ -120,7 +90,9 @@ def start_stack() -> Local:
         games_queue=endpoints["queues"]["games"],
         games_dlq=endpoints["queues"]["games_dlq"],
         region=region,
-        dynamodb=boto3.client("dynamodb", endpoint_url=aws, region_name=region),
+        dynamodb=boto3.client(
+            "dynamodb", endpoint_url=endpoints["dynamodb_endpoint_url"], region_name=region
+        ),
         sqs=boto3.client("sqs", endpoint_url=aws, region_name=region),
     )
 
@@ -412,11 +384,9 @@ def measure(args: argparse.Namespace) -> tuple[list[Run], list[tuple[int, float]
     fills: list[tuple[int, float]] = []
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
-    with quiet():
-        local = start_stack()
+    local = start_stack()
     try:
-        with quiet():
-            shapes = templates(local)
+        shapes = templates(local)
         shards = int(os.environ.get("RATINGS_LEADERBOARD_SHARDS", "4"))
         measured = itertools.count()
         for cycle in range(args.cycles):
@@ -436,19 +406,17 @@ def measure(args: argparse.Namespace) -> tuple[list[Run], list[tuple[int, float]
                             game_body(f"{mode.lower()}-{next(measured)}", players, rng)
                             for _ in range(args.games)
                         ]
-                        logged = LOGS.bytes
-                        with quiet():
-                            if mode == "HTTP":
-                                seconds, latencies = http_run(local, bodies, args.threads)
-                            else:
-                                seconds, latencies = sqs_run(local, bodies), []
+                        logged = logged_bytes(local)
+                        if mode == "HTTP":
+                            seconds, latencies = http_run(local, bodies, args.threads)
+                        else:
+                            seconds, latencies = sqs_run(local, bodies), []
                         run = Run(mode, size, stored, args.games, seconds, latencies)
-                        run.log_bytes = LOGS.bytes - logged
+                        run.log_bytes = logged_bytes(local) - logged
                         runs.append(run)
                         stored += args.games
     finally:
-        with quiet():
-            local.stack.stop()
+        local.stack.stop()
     return runs, fills
 
 
@@ -508,9 +476,10 @@ def report(args: argparse.Namespace, runs: list[Run], fills: list[tuple[int, flo
         f"({'met' if worst <= TARGET else 'NOT met'})",
         "stored games N+: the table held N fill games when the runs at that size began, plus",
         "  the games of the runs before (each run adds its games).",
-        "SQS: one consumer (the local stack polls each queue with one thread, batches of 10);",
-        "  the time runs from the first send until the queue is empty, then every game is",
-        "  checked stored. HTTP latency: per request, at the client.",
+        "SQS: up to the mapping's MaximumConcurrency batches of 10 at once (each invocation",
+        "  in an environment of its own); the time runs from the first send until the queue",
+        "  is empty, then every game is checked stored. HTTP: each request an Api invocation",
+        "  of its own, the first ones cold starts; latency per request, at the client.",
         "log B/game: bytes the functions wrote to stdout (CloudWatch Logs on AWS) per game,",
         "  at the template's POWERTOOLS_LOG_LEVEL.",
     ]

@@ -12,9 +12,11 @@ startup.pause_collector()  # before the imports below: see ratings.lambda_suppor
 
 # isort: split
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
@@ -39,11 +41,34 @@ ROUTES: dict[str, set[str]] = {}
 
 
 def route(method: str, path: str) -> Callable[[Handler], Handler]:
-    """Register a route with the resolver (which writes parameters as <name>) and in ROUTES."""
+    """Register a route with the resolver (which writes parameters as <name>) and in ROUTES.
+
+    The route is called with its path parameters decoded (`decoded_path_parameters`).
+    """
     ROUTES.setdefault(path, set()).add(method)
     resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", path)
-    register: Callable[[Handler], Handler] = app.route(resolver_path, method=method)
+
+    def register(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        def with_decoded_parameters(**matched: str) -> Any:
+            return handler(**decoded_path_parameters(matched))
+
+        app.route(resolver_path, method=method)(with_decoded_parameters)
+        return handler
+
     return register
+
+
+def decoded_path_parameters(matched: dict[str, str]) -> dict[str, str]:
+    """The route's path parameters as API Gateway decoded them (`pathParameters`).
+
+    The resolver matches its routes against the event's `path`, which API Gateway passes on
+    percent-encoded as the client sent it, so what it matched is still encoded: `google%3A123`
+    where `encodeURIComponent` sent the id `google:123`. An event without the decoded value
+    (one not from API Gateway) gets the matched segment decoded the same way.
+    """
+    decoded = app.current_event.path_parameters
+    return {name: decoded.get(name, unquote(value)) for name, value in matched.items()}
 
 
 @route("GET", "/v1/ladders")

@@ -57,14 +57,16 @@ def _export_parser(commands: Any) -> None:
         description=(
             "Write the stored games of a ladder as JSON Lines, sorted by played_at then "
             "game_id. The table comes from --table/--endpoint-url/--region, else from "
-            "RATINGS_TABLE, AWS_ENDPOINT_URL and AWS_REGION (the local stack prints its "
-            "endpoint and table at start and at GET /_local/endpoints)."
+            "RATINGS_TABLE, AWS_ENDPOINT_URL_DYNAMODB (else AWS_ENDPOINT_URL) and AWS_REGION "
+            "(the local stack prints the table's endpoint at start and at GET /_local/endpoints)."
         ),
     )
     command.add_argument("--ladder", required=True, help="ladder id, e.g. backgammon")
     command.add_argument("--table", help="DynamoDB table (default: $RATINGS_TABLE or ratings)")
     command.add_argument(
-        "--endpoint-url", help="AWS endpoint, e.g. the local stack's (default: $AWS_ENDPOINT_URL)"
+        "--endpoint-url",
+        help="the table's endpoint, e.g. the local stack's dynamodb_endpoint_url "
+        "(default: $AWS_ENDPOINT_URL_DYNAMODB, else $AWS_ENDPOINT_URL)",
     )
     command.add_argument("--region", help="AWS region (default: $AWS_REGION or us-east-1)")
     command.add_argument("-o", "--output", help="file to write (default: standard output)")

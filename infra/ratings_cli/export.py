@@ -1,7 +1,8 @@
 """Reading a ladder's stored games out of the table (the local stack's or a real one).
 
 The table, region and endpoint come from flags or, as for every other part of the service,
-from RATINGS_TABLE, AWS_REGION and AWS_ENDPOINT_URL; credentials are boto3's usual chain.
+from RATINGS_TABLE, AWS_REGION and AWS_ENDPOINT_URL_DYNAMODB (else AWS_ENDPOINT_URL);
+credentials are boto3's usual chain.
 A full-table scan: run it against a copy or off-peak on a busy production table.
 """
 
@@ -31,10 +32,9 @@ def stored_results(
     leaves them out.
     """
     config = Config.from_env()
+    endpoint_url = endpoint_url or config.dynamodb_endpoint_url
     storage = DynamoStorage(
-        table or config.table_name,
-        region=region or config.region,
-        endpoint_url=endpoint_url or config.endpoint_url,
+        table or config.table_name, region=region or config.region, endpoint_url=endpoint_url
     )
     moment = now()
     try:
@@ -47,7 +47,7 @@ def stored_results(
         raise InputError(
             f"cannot read table {storage.table.table_name!r} "
             f"(region {region or config.region}, endpoint "
-            f"{endpoint_url or config.endpoint_url or 'AWS'}): {type(error).__name__}: {error}"
+            f"{endpoint_url or 'AWS'}): {type(error).__name__}: {error}"
         ) from None
     results.sort(key=_sort_key)
     return results

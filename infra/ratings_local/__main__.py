@@ -8,13 +8,15 @@ import sys
 import threading
 from pathlib import Path
 
+from ratings_local.dynamodb_local import VERSION, DynamoDBLocalUnavailable
 from ratings_local.stack import DEFAULT_TEMPLATE, LocalStack, Options
 
 
 def parse_args(argv: list[str]) -> Options:
     parser = argparse.ArgumentParser(
         prog="make run ARGS=...",
-        description="Run the Elo rating service locally: API, queues and schedule on moto.",
+        description="Run the Elo rating service locally: API, queues and schedule on moto "
+        "(the table on moto too, or on DynamoDB Local).",
     )
     parser.add_argument("--port", type=int, default=3000, help="API port (default 3000)")
     parser.add_argument(
@@ -40,6 +42,12 @@ def parse_args(argv: list[str]) -> Options:
         metavar="N",
         help="ranks up to N are counted exactly, beyond estimated (default: the template's 1000)",
     )
+    parser.add_argument(
+        "--dynamodb-local",
+        action="store_true",
+        help="run the table on Amazon's DynamoDB Local (make setup-dynamodb-local installs it); "
+        "the queues stay on moto",
+    )
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.schedule_interval <= 0:
@@ -54,6 +62,7 @@ def parse_args(argv: list[str]) -> Options:
         api_key=args.api_key or None,
         exact_rank_limit=args.exact_rank_limit,
         template=args.template,
+        dynamodb_local=args.dynamodb_local,
     )
 
 
@@ -69,7 +78,8 @@ def banner(stack: LocalStack) -> str:
         f"  Swagger           {api}/swagger",
         f"  Endpoints         {api}/_local/endpoints",
         f"  AWS (moto)        {endpoints['aws_endpoint_url']}  region {endpoints['region']}",
-        f"  Table             {endpoints['table']}",
+        f"  Table             {endpoints['table']} on {table_engine(stack)}",
+        f"  Table endpoint    {endpoints['dynamodb_endpoint_url']}",
     ]
     for role, url in endpoints["queues"].items():
         lines.append(f"  Queue {role:<12}{url}")
@@ -87,12 +97,16 @@ def banner(stack: LocalStack) -> str:
     return "\n".join(lines)
 
 
+def table_engine(stack: LocalStack) -> str:
+    return f"DynamoDB Local {VERSION}" if stack.dynamodb_local is not None else "moto"
+
+
 def main(argv: list[str]) -> int:
     options = parse_args(argv)
     stack = LocalStack(options)
     try:
         stack.start()
-    except OSError as error:
+    except (OSError, DynamoDBLocalUnavailable) as error:
         print(f"could not start the local stack: {error}", file=sys.stderr)
         stack.stop()
         return 1

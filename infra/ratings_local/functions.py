@@ -1,117 +1,158 @@
-"""Running the template's functions in this process, the way Lambda would.
+"""The template's functions in the local stack: each one a pool of execution environments.
 
-Each function gets a pool of "containers": separate imports of its handler module, so two
-concurrent invocations never share a resolver or processor, and the first invocation of each
-container pays the import, as a cold start does. The shared layer (`ratings`) is imported once.
-
-One thing separate imports cannot separate: Powertools' HTTP resolvers keep the current
-request on a class attribute (`BaseRouter.current_event`), shared by every resolver in the
-process. Lambda runs each invocation in its own process, so this never bites there; here it
-would answer one request with another's body. A function with an Api event therefore runs
-one invocation at a time (`max_concurrency=1`); the HTTP server still accepts requests
-concurrently and they queue for the function.
+An invocation takes an idle environment or, when all are busy, starts a new one (a cold
+start), up to the function's concurrency; beyond it, invocations wait for an environment as
+Lambda's throttled callers would retry. What an environment is, and why each is a process of
+its own: `ratings_local.environments`.
 """
 
-import importlib.util
-import sys
 import threading
 import time
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections import defaultdict
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from ratings_local.environments import (
+    EnvironmentSpec,
+    ExecutionEnvironment,
+    FunctionError,
+    Invocation,
+    Metrics,
+)
 from ratings_local.template import FunctionSpec
 
-Handler = Callable[[dict[str, Any], Any], Any]
-
-
-@dataclass
-class LambdaContext:
-    """The parts of Lambda's context object that handlers and Powertools read."""
-
-    function_name: str
-    timeout_seconds: int
-    region: str = "us-east-1"
-    memory_limit_in_mb: int = 512
-    function_version: str = "$LATEST"
-    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    started: float = field(default_factory=time.monotonic)
-
-    @property
-    def invoked_function_arn(self) -> str:
-        return f"arn:aws:lambda:{self.region}:123456789012:function:{self.function_name}"
-
-    @property
-    def log_group_name(self) -> str:
-        return f"/aws/lambda/{self.function_name}"
-
-    @property
-    def log_stream_name(self) -> str:
-        return "local"
-
-    def get_remaining_time_in_millis(self) -> int:
-        left = self.timeout_seconds - (time.monotonic() - self.started)
-        return max(0, int(left * 1000))
+#: Concurrent environments of one function when nothing in the template bounds them (Lambda
+#: allows the account's unreserved concurrency; this machine has fewer cores than that).
+DEFAULT_MAX_CONCURRENCY = 16
 
 
 class LocalFunction:
     """One function of the template, invocable concurrently."""
 
     def __init__(
-        self, spec: FunctionSpec, root: Path, region: str, max_concurrency: int | None = None
-    ):
+        self,
+        spec: FunctionSpec,
+        root: Path,
+        region: str,
+        environment: dict[str, str],
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        print_logs: bool = True,
+    ) -> None:
         self.spec = spec
-        self._region = region
-        module_name, _, self._attribute = spec.handler.rpartition(".")
-        self._path = root / spec.code_uri / (module_name.replace(".", "/") + ".py")
-        if not self._path.is_file():
-            raise FileNotFoundError(f"{spec.logical_id}: handler file {self._path} not found")
-        self._idle: list[Handler] = []
-        self._containers = 0
-        self._lock = threading.Lock()
-        if max_concurrency is None:
-            max_concurrency = 1 if "Api" in spec.triggers() else 8
+        module_name, _, attribute = spec.handler.rpartition(".")
+        path = root / spec.code_uri / (module_name.replace(".", "/") + ".py")
+        if not path.is_file():
+            raise FileNotFoundError(f"{spec.logical_id}: handler file {path} not found")
+        self._environment_spec = EnvironmentSpec(
+            function_name=spec.logical_id,
+            handler_path=str(path),
+            handler_attribute=attribute,
+            environment=environment,
+            timeout_seconds=spec.timeout,
+            memory_mb=spec.memory_size,
+            region=region,
+            print_logs=print_logs,
+        )
         self.max_concurrency = max_concurrency
-        self._slots = threading.Semaphore(max_concurrency)
+        self._idle: list[ExecutionEnvironment] = []
+        self._all: list[ExecutionEnvironment] = []
+        self._starting = 0
+        self._started = 0
+        self._changed = threading.Condition()
+        self._stopped = False
+        #: The metrics every invocation published so far, summed by name.
+        self.metrics: Metrics = defaultdict(float)
+        #: Environments started so far (cold starts).
+        self.cold_starts = 0
+        #: The longest invocation so far, in seconds (from the call to its answer).
+        self.longest_seconds = 0.0
+        #: Bytes the invocations logged so far (metrics aside).
+        self.log_bytes = 0
 
     @property
     def logical_id(self) -> str:
         return self.spec.logical_id
 
-    def _new_container(self) -> Handler:
-        with self._lock:
-            self._containers += 1
-            number = self._containers
-        name = f"_local_{self.logical_id}_{number}"
-        loader_spec = importlib.util.spec_from_file_location(name, self._path)
-        if loader_spec is None or loader_spec.loader is None:
-            raise ImportError(f"cannot load {self._path}")
-        module: ModuleType = importlib.util.module_from_spec(loader_spec)
-        sys.modules[name] = module
-        loader_spec.loader.exec_module(module)
-        handler: Handler = getattr(module, self._attribute)
-        return handler
+    @property
+    def environments(self) -> int:
+        """Environments alive now (idle or busy)."""
+        with self._changed:
+            return len(self._all)
 
     def warm(self) -> None:
-        """Load one container now (in the caller's thread), so that the libraries the handler
-        imports are imported once, before invocations on several threads could race for it."""
-        handler = self._new_container()
-        with self._lock:
-            self._idle.append(handler)
+        """Start one environment now, so that the first invocation finds it ready."""
+        environment = self._acquire()
+        self._release(environment)
 
     def invoke(self, event: dict[str, Any]) -> Any:
-        """Run the handler once on `event` in an idle container (or a new one)."""
-        with self._slots:
-            with self._lock:
-                handler = self._idle.pop() if self._idle else None
-            if handler is None:
-                handler = self._new_container()
-            try:
-                context = LambdaContext(self.logical_id, self.spec.timeout, self._region)
-                return handler(event, context)
-            finally:
-                with self._lock:
-                    self._idle.append(handler)
+        """Run the handler once on `event` in an idle environment (or a new one); a failed
+        invocation raises `environments.FunctionError`."""
+        return self.invoke_measured(event).result
+
+    def invoke_measured(self, event: dict[str, Any]) -> Invocation:
+        """`invoke`, with the metrics the invocation published."""
+        environment = self._acquire()
+        started = time.monotonic()
+        try:
+            invocation = environment.invoke(event)
+        except FunctionError as failure:
+            if failure.invocation is not None:
+                self._count(failure.invocation)
+            raise
+        finally:
+            self._release(environment)
+            with self._changed:
+                self.longest_seconds = max(self.longest_seconds, time.monotonic() - started)
+        self._count(invocation)
+        return invocation
+
+    def _count(self, invocation: Invocation) -> None:
+        with self._changed:
+            for name, value in invocation.metrics.items():
+                self.metrics[name] += value
+            self.log_bytes += invocation.log_bytes
+
+    def _acquire(self) -> ExecutionEnvironment:
+        with self._changed:
+            while True:
+                if self._stopped:
+                    raise RuntimeError(f"{self.logical_id} is stopped")
+                if self._idle:
+                    return self._idle.pop()
+                if len(self._all) + self._starting < self.max_concurrency:
+                    self._starting += 1
+                    self._started += 1
+                    number = self._started
+                    break
+                self._changed.wait()
+        try:
+            environment = ExecutionEnvironment(self._environment_spec, number)
+        except BaseException:
+            with self._changed:
+                self._starting -= 1
+                self._changed.notify()
+            raise
+        with self._changed:
+            self._starting -= 1
+            self._all.append(environment)
+            self.cold_starts += 1
+        return environment
+
+    def _release(self, environment: ExecutionEnvironment) -> None:
+        with self._changed:
+            if environment.usable and not self._stopped:
+                self._idle.append(environment)
+            elif environment in self._all:
+                self._all.remove(environment)
+            self._changed.notify()
+        if not environment.usable:
+            environment.stop()
+
+    def stop(self) -> None:
+        """End every environment (busy ones too: their invocations fail)."""
+        with self._changed:
+            self._stopped = True
+            environments, self._all, self._idle = list(self._all), [], []
+            self._changed.notify_all()
+        for environment in environments:
+            environment.stop()

@@ -1,40 +1,98 @@
 """The local API Gateway: HTTP requests in, REST proxy events to the Api function, HTTP out.
 
+The events are what API Gateway's REST API sends a Lambda proxy integration: `resource` the
+template's path the request matched (/v1/ladders/{ladder}/players/{player_id}), `path` as the
+client sent it (percent-encoded), `pathParameters` decoded, header names as the client wrote
+them, the last value of a repeated header or query parameter in `headers` and
+`queryStringParameters` and all of them in the `multiValue...` fields, query values decoded
+(`+` as a space, as API Gateway decodes them).
+
 Also serves the local-only routes of api.md: `/_local/endpoints`, `/_local/invoke/{LogicalId}`
 `/swagger` and `/openapi.json`.
 """
 
 import base64
 import json
+import re
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 #: API Gateway's own payload limit; the Api function enforces the service's 64 KiB.
 MAX_PAYLOAD = 10 * 1024 * 1024
 JSON: Mapping[str, str] = {"Content-Type": "application/json"}
 #: A local-only route's answer: status, headers, body.
 LocalAnswer = tuple[int, Mapping[str, str], bytes]
+#: Headers as the client sent them: (name, value) pairs, in order, repeats included.
+Headers = Iterable[tuple[str, str]]
+
+
+class ApiRoutes:
+    """The REST API's resources, as the template declares them, and which one a path is on."""
+
+    def __init__(self, resources: Iterable[str]) -> None:
+        self.resources = sorted(set(resources))
+        self._patterns = [(resource, _pattern(resource)) for resource in self.resources]
+
+    def match(self, path: str) -> tuple[str, dict[str, str]]:
+        """The resource `path` (percent-encoded, as sent) is on, and its decoded parameters.
+
+        Of the resources that match, the one with the most literal segments wins, as API
+        Gateway prefers /a/b over /a/{x}. A path on no resource gets `/{proxy+}` (API
+        Gateway answers those itself; here the function answers them).
+        """
+        best: tuple[int, str, dict[str, str]] | None = None
+        for resource, pattern in self._patterns:
+            found = pattern.fullmatch(path)
+            if found is None:
+                continue
+            literal = sum(1 for segment in resource.split("/") if not segment.startswith("{"))
+            if best is None or literal > best[0]:
+                parameters = {name: unquote(value) for name, value in found.groupdict().items()}
+                best = (literal, resource, parameters)
+        if best is None:
+            return "/{proxy+}", {"proxy": unquote(path.lstrip("/"))}
+        return best[1], best[2]
+
+
+def _pattern(resource: str) -> re.Pattern[str]:
+    parts = []
+    for segment in resource.strip("/").split("/"):
+        greedy = re.fullmatch(r"\{(\w+)\+\}", segment)
+        single = re.fullmatch(r"\{(\w+)\}", segment)
+        if greedy:
+            parts.append(f"(?P<{greedy.group(1)}>.+)")
+        elif single:
+            parts.append(f"(?P<{single.group(1)}>[^/]+)")
+        else:
+            parts.append(re.escape(segment))
+    return re.compile("/" + "/".join(parts))
 
 
 def proxy_event(
     method: str,
     raw_path: str,
-    headers: Mapping[str, str],
+    headers: Headers | Mapping[str, str],
     body: bytes,
     source_ip: str,
     stage: str = "local",
+    routes: ApiRoutes | None = None,
 ) -> dict[str, Any]:
     """An API Gateway REST API (v1) proxy event for one HTTP request."""
     split = urlsplit(raw_path)
-    query = parse_qs(split.query, keep_blank_values=True)
-    single_headers = dict(headers)
+    pairs = list(headers.items() if isinstance(headers, Mapping) else headers)
+    single_headers: dict[str, str] = {}
     multi_headers: dict[str, list[str]] = {}
-    for name, value in headers.items():
+    for name, value in pairs:
+        single_headers[name] = value
         multi_headers.setdefault(name, []).append(value)
+    query: dict[str, list[str]] = {}
+    for name, value in parse_qsl(split.query, keep_blank_values=True):
+        query.setdefault(name, []).append(value)
     text: str | None = None
     encoded = False
     if body:
@@ -42,38 +100,61 @@ def proxy_event(
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             text, encoded = base64.b64encode(body).decode(), True
-    request_id = str(uuid.uuid4())
     path = split.path or "/"
+    resource, parameters = (routes or ApiRoutes([])).match(path)
+    now = datetime.now(UTC)
     return {
-        "resource": path,
+        "resource": resource,
         "path": path,
         "httpMethod": method,
         "headers": single_headers or None,
         "multiValueHeaders": multi_headers or None,
-        "queryStringParameters": {key: values[-1] for key, values in query.items()} or None,
+        "queryStringParameters": {name: values[-1] for name, values in query.items()} or None,
         "multiValueQueryStringParameters": query or None,
-        "pathParameters": None,
+        "pathParameters": parameters or None,
         "stageVariables": None,
         "requestContext": {
             "accountId": "123456789012",
             "apiId": "local",
-            "domainName": headers.get("Host", "127.0.0.1"),
+            "domainName": _header(pairs, "host") or "127.0.0.1",
+            "domainPrefix": (_header(pairs, "host") or "127").split(".")[0],
+            "extendedRequestId": uuid.uuid4().hex[:16],
             "httpMethod": method,
             "path": f"/{stage}{path}",
             "protocol": "HTTP/1.1",
-            "requestId": request_id,
+            "requestId": str(uuid.uuid4()),
+            "requestTime": now.strftime("%d/%b/%Y:%H:%M:%S +0000"),
             "requestTimeEpoch": int(time.time() * 1000),
-            "resourcePath": path,
+            "resourceId": "local",
+            "resourcePath": resource,
             "stage": stage,
-            "identity": {"sourceIp": source_ip, "apiKey": headers.get("x-api-key")},
+            "identity": {
+                "sourceIp": source_ip,
+                "userAgent": _header(pairs, "user-agent"),
+                "apiKey": _header(pairs, "x-api-key"),
+                "accessKey": None,
+                "accountId": None,
+                "caller": None,
+                "user": None,
+                "userArn": None,
+            },
         },
         "body": text,
         "isBase64Encoded": encoded,
     }
 
 
+def _header(pairs: Iterable[tuple[str, str]], name: str) -> str | None:
+    """The last value of header `name`, whatever its case."""
+    found = None
+    for key, value in pairs:
+        if key.lower() == name:
+            found = value
+    return found
+
+
 class LocalApiServer(ThreadingHTTPServer):
-    """Threaded: concurrent requests run concurrently, as Lambda would run them."""
+    """Threaded: concurrent requests are concurrent invocations, as API Gateway makes them."""
 
     daemon_threads = True
 
@@ -83,11 +164,13 @@ class LocalApiServer(ThreadingHTTPServer):
         invoke_api: Callable[[dict[str, Any]], Any],
         local_routes: Callable[[str, str, bytes], LocalAnswer | None],
         api_key: str | None,
+        routes: ApiRoutes,
     ) -> None:
         super().__init__(address, _Handler)
         self.invoke_api = invoke_api
         self.local_routes = local_routes
         self.api_key = api_key
+        self.routes = routes
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -141,15 +224,18 @@ class _Handler(BaseHTTPRequestHandler):
         if local is not None:
             self._respond(*local)
             return
-        lowered = {name.lower(): value for name, value in self.headers.items()}
-        if self.server.api_key is not None and lowered.get("x-api-key") != self.server.api_key:
+        sent = list(self.headers.items())  # names as the client wrote them
+        if self.server.api_key is not None and _header(sent, "x-api-key") != self.server.api_key:
             self._error(403, "forbidden", "send a valid API key in the x-api-key header")
             return
-        event = proxy_event(self.command, self.path, lowered, body, self.client_address[0])
+        event = proxy_event(
+            self.command, self.path, sent, body, self.client_address[0], routes=self.server.routes
+        )
         try:
             response = self.server.invoke_api(event)
-        except Exception as error:  # the function crashed: API Gateway answers 502
-            self._error(502, "bad_gateway", f"the Api function failed: {type(error).__name__}")
+        except Exception as error:  # the invocation failed (or timed out): API Gateway answers 502
+            print(f"[api] {self.command} {self.path}: the invocation failed: {error}", flush=True)
+            self._error(502, "bad_gateway", f"the Api function failed: {error}")
             return
         self._send_proxy_response(response)
 

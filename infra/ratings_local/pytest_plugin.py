@@ -3,7 +3,9 @@
 Installed with the project (an entry point of pytest11), it adds the session fixture
 `ratings_stack`: the whole local stack (API, queues, schedule, emulated AWS), started once
 on free ports for the test session and stopped after it, as an `Endpoints` with the URLs a
-backend needs. Nothing is imported until a test asks for the fixture.
+backend needs. Nothing is imported until a test asks for the fixture. With
+`--ratings-dynamodb-local` the table runs on Amazon's DynamoDB Local (`make
+setup-dynamodb-local` installs it) instead of moto.
 
     def test_my_backend_rates_a_game(ratings_stack):
         my_backend.configure(rating_api=ratings_stack.api_url)
@@ -33,6 +35,8 @@ class Endpoints:
     aws_endpoint_url: str
     region: str
     table: str
+    #: Where the table answers: `aws_endpoint_url`, unless it runs on DynamoDB Local.
+    dynamodb_endpoint_url: str = ""
     #: Queue URLs by role: games, games_dlq, podiums, podiums_dlq.
     queues: dict[str, str] = field(default_factory=dict)
     #: The key the API requires in x-api-key, or None when it requires none.
@@ -79,6 +83,7 @@ def endpoints_of(stack: "LocalStack") -> Endpoints:
     return Endpoints(
         api_url=described["api_url"],
         aws_endpoint_url=described["aws_endpoint_url"],
+        dynamodb_endpoint_url=described["dynamodb_endpoint_url"],
         region=described["region"],
         table=described["table"],
         queues={role: url for role, url in described["queues"].items() if url},
@@ -99,6 +104,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=60.0,
         help="seconds between scheduled runs (podium awards); default 60",
     )
+    group.addoption(
+        "--ratings-dynamodb-local",
+        action="store_true",
+        default=False,
+        help="run the table on Amazon's DynamoDB Local instead of moto (queues stay on moto)",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -107,6 +118,7 @@ def ratings_stack(request: pytest.FixtureRequest) -> Iterator[Endpoints]:
     options = {
         "api_key": request.config.getoption("--ratings-api-key"),
         "schedule_interval": request.config.getoption("--ratings-schedule-interval"),
+        "dynamodb_local": request.config.getoption("--ratings-dynamodb-local"),
     }
     with running_stack(**options) as stack:
         yield endpoints_of(stack)

@@ -1,8 +1,9 @@
-"""Creating the template's table(s) and queues on the emulated AWS, and resolving references.
+"""Creating the template's table(s) and queues locally, and resolving references.
 
 Queues are created dead-letter queues first so redrive policies can point at them; the table
-gets its keys, indexes and TTL exactly as the template declares them, on whichever engine
-(moto, DynamoDB Local): the tests create their tables with the same `create_table`.
+gets its keys, indexes and TTL exactly as the template declares them, on whichever engine runs
+it (moto, DynamoDB Local: only the endpoint differs); the tests create their tables with the
+same `create_table`.
 """
 
 import json
@@ -57,11 +58,14 @@ class CreatedResources:
         return f"local-{logical_id}"
 
 
-def create_resources(spec: StackSpec, endpoint_url: str, region: str) -> CreatedResources:
+def create_resources(
+    spec: StackSpec, sqs_endpoint_url: str, dynamodb_endpoint_url: str, region: str
+) -> CreatedResources:
+    """The template's tables at `dynamodb_endpoint_url`, its queues at `sqs_endpoint_url`."""
     created = CreatedResources(region=region)
     created.functions = {logical_id: logical_id for logical_id in spec.functions}
-    dynamodb = boto3.client("dynamodb", endpoint_url=endpoint_url, region_name=region)
-    sqs = boto3.client("sqs", endpoint_url=endpoint_url, region_name=region)
+    dynamodb = boto3.client("dynamodb", endpoint_url=dynamodb_endpoint_url, region_name=region)
+    sqs = boto3.client("sqs", endpoint_url=sqs_endpoint_url, region_name=region)
 
     for logical_id in spec.tables:
         properties = template_table(spec, logical_id, region)
@@ -92,6 +96,10 @@ def create_table(dynamodb: "DynamoDBClient", name: str, properties: Mapping[str,
     resolved `properties` declare it: keys, attribute definitions, indexes and their
     projections, billing, then its TTL. The tests make their tables with it too."""
     dynamodb.create_table(**_table_request(name, properties))
+    # TTL can be set on an ACTIVE table only (both local engines create it ACTIVE at once).
+    dynamodb.get_waiter("table_exists").wait(
+        TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30}
+    )
     ttl = properties.get("TimeToLiveSpecification")
     if ttl and _truthy(ttl.get("Enabled")):
         dynamodb.update_time_to_live(

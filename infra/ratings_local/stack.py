@@ -3,17 +3,20 @@
 Everything is read from template.yaml: which functions exist, what triggers them (Api, SQS,
 Schedule), the table, the queues and their redrive policies, and the environment each
 function gets. Everything lives in memory and stops with the process.
+
+The table is on moto, or with `dynamodb_local` on Amazon's DynamoDB Local; the queues are
+always on moto. The functions find them the way botocore finds any endpoint override:
+AWS_ENDPOINT_URL_DYNAMODB for the table, AWS_ENDPOINT_URL for the rest. Each function runs in
+execution environments of its own (`ratings_local.functions`), the Api with as many
+concurrent invocations as requests come, each SQS mapping with up to its MaximumConcurrency
+(`ratings_local.sources`).
 """
 
 import json
 import os
 import threading
-import time
-import uuid
-import warnings
-from collections.abc import Mapping
+from collections import defaultdict
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,13 +26,17 @@ import boto3
 from ratings import wiring
 from ratings_local import swagger
 from ratings_local.aws import EmulatedAws
-from ratings_local.functions import LocalFunction
-from ratings_local.http_api import JSON, LocalAnswer, LocalApiServer
+from ratings_local.dynamodb_local import DynamoDBLocal
+from ratings_local.environments import Metrics
+from ratings_local.functions import DEFAULT_MAX_CONCURRENCY, LocalFunction
+from ratings_local.http_api import JSON, ApiRoutes, LocalAnswer, LocalApiServer
 from ratings_local.resources import CreatedResources, create_resources
-from ratings_local.template import StackSpec, read_stack, resolve
+from ratings_local.sources import SqsMapping, SqsPoller, scheduled_event, sqs_record
+from ratings_local.template import DEFAULT_TEMPLATE, StackSpec, read_stack, resolve
+
+__all__ = ["DEFAULT_TEMPLATE", "LocalStack", "Options", "scheduled_event", "sqs_record"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_TEMPLATE = REPO_ROOT / "template.yaml"
 #: Names of the queues in `/_local/endpoints`, by the logical id they are found under.
 QUEUE_ROLES = {
     "games": "GamesQueue",
@@ -52,6 +59,12 @@ class Options:
     template: Path = DEFAULT_TEMPLATE
     #: Seconds a consumer waits on an empty queue before polling again (long polling).
     poll_wait: int = 1
+    #: The table on Amazon's DynamoDB Local instead of moto (the queues stay on moto).
+    dynamodb_local: bool = False
+    #: Concurrent environments of a function that the template does not bound.
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    #: Whether what the functions log is printed (False: only counted, `LocalFunction.log_bytes`).
+    print_function_logs: bool = True
 
 
 class LocalStack:
@@ -62,7 +75,10 @@ class LocalStack:
             parameters = {**self.spec.parameters, "ExactRankLimit": options.exact_rank_limit}
             self.spec = replace(self.spec, parameters=parameters)
         self.aws = EmulatedAws(options.host, options.aws_port)
+        self.dynamodb_local = DynamoDBLocal(options.host) if options.dynamodb_local else None
+        self.dynamodb_endpoint_url: str | None = None
         self.functions: dict[str, LocalFunction] = {}
+        self.pollers: list[SqsPoller] = []
         self.resources: CreatedResources | None = None
         self._api: LocalApiServer | None = None
         self._stopping = threading.Event()
@@ -73,29 +89,38 @@ class LocalStack:
 
     def start(self) -> None:
         endpoint = self.aws.start()
+        table_endpoint = self.dynamodb_local.start() if self.dynamodb_local else endpoint
+        self.dynamodb_endpoint_url = table_endpoint
         region = self.options.region
-        # The functions find the emulated AWS the way boto3 finds any endpoint override.
+        # The functions find the emulated AWS the way botocore finds any endpoint override.
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
         os.environ["AWS_ENDPOINT_URL"] = endpoint
+        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = table_endpoint
         os.environ["AWS_REGION"] = region
         os.environ["AWS_DEFAULT_REGION"] = region
-        # EMF metrics would be printed to the terminal for nobody to collect (the template
-        # may still turn them on).
-        os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
-        warnings.filterwarnings("ignore", message="No application metrics to publish")
         wiring.reset()  # clients built before (for another endpoint) must not be reused
-        self.resources = create_resources(self.spec, endpoint, region)
+        self.resources = create_resources(self.spec, endpoint, table_endpoint, region)
         self._sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=region)
+        shared = dict(os.environ)
         for logical_id, function in self.spec.functions.items():
-            environment = resolve(
+            variables = resolve(
                 dict(function.environment), self.resources.resolver, self.spec.parameters
             )
-            # One process hosts every function: their variables share one environment.
-            os.environ.update({name: str(value) for name, value in environment.items()})
-            self.functions[logical_id] = LocalFunction(function, REPO_ROOT, region)
-        for local_function in self.functions.values():
-            local_function.warm()
+            variables = {name: str(value) for name, value in variables.items()}
+            # The stack counts what the functions publish (LocalFunction.metrics).
+            environment = {**shared, "POWERTOOLS_METRICS_DISABLED": "false", **variables}
+            self.functions[logical_id] = LocalFunction(
+                function,
+                REPO_ROOT,
+                region,
+                environment,
+                self.options.max_concurrency,
+                self.options.print_function_logs,
+            )
+            # This process's tools (tests, the CLI) read the table and queues the same way.
+            os.environ.update(variables)
+        self._warm()
         self._start_consumers()
         self._start_schedules()
         api = self._api_function()
@@ -105,8 +130,22 @@ class LocalStack:
                 api.invoke,
                 self._local_route,
                 self.options.api_key,
+                ApiRoutes(api.spec.api_paths()),
             )
             self._spawn("api", self._api.serve_forever, 0.05)
+
+    def _warm(self) -> None:
+        """One environment of each function with an Api or SQS event, started side by side
+        (scheduled functions start theirs when they first run)."""
+        warming = [
+            threading.Thread(target=function.warm, name=f"warm-{function.logical_id}")
+            for function in self.functions.values()
+            if {"Api", "SQS"} & set(function.spec.triggers())
+        ]
+        for thread in warming:
+            thread.start()
+        for thread in warming:
+            thread.join()
 
     def stop(self) -> None:
         self._stopping.set()
@@ -115,7 +154,11 @@ class LocalStack:
             self._api.server_close()
         for thread in self._threads:
             thread.join(timeout=5)
+        for function in self.functions.values():
+            function.stop()
         self.aws.stop()
+        if self.dynamodb_local is not None:
+            self.dynamodb_local.stop()
 
     def _spawn(self, name: str, target: Any, *args: Any) -> None:
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
@@ -139,6 +182,7 @@ class LocalStack:
         return {
             "api_url": self.api_url if self._api else None,
             "aws_endpoint_url": self.aws.endpoint_url,
+            "dynamodb_endpoint_url": self.dynamodb_endpoint_url,
             "region": self.options.region,
             "table": next(iter(self.resources.tables.values()), None),
             "queues": queues,
@@ -147,6 +191,20 @@ class LocalStack:
                 for logical_id, function in self.functions.items()
             },
         }
+
+    @property
+    def table_engine(self) -> str:
+        """What runs the table: "moto" or "DynamoDB Local"."""
+        return "DynamoDB Local" if self.dynamodb_local is not None else "moto"
+
+    def metrics(self) -> Metrics:
+        """Every metric the functions published so far, summed by name (what CloudWatch
+        would have received from their embedded-metric-format records)."""
+        total: Metrics = defaultdict(float)
+        for function in self.functions.values():
+            for name, value in function.metrics.items():
+                total[name] += value
+        return total
 
     def _api_function(self) -> LocalFunction | None:
         for function in self.functions.values():
@@ -196,9 +254,8 @@ class LocalStack:
             event = {}
         try:
             result = function.invoke(event)
-        except Exception as error:
-            message = f"{logical_id} raised {type(error).__name__}: {error}"
-            return 502, JSON, _error("function_error", message)
+        except Exception as error:  # environments.FunctionError: "<errorType>: <message>"
+            return 502, JSON, _error("function_error", f"{logical_id} failed: {error}")
         return 200, JSON, json.dumps(result, default=str).encode()
 
     def openapi_document(self) -> dict[str, Any]:
@@ -223,57 +280,12 @@ class LocalStack:
                     for logical_id, url in self.resources.queue_urls.items()
                     if self.resources.queue_arns[logical_id] == queue_arn
                 )
-                batch_size = int(event.properties.get("BatchSize", 10))
-                self._spawn(
-                    f"poll-{function.logical_id}", self._poll, function, url, queue_arn, batch_size
+                mapping = SqsMapping.of(function, event.properties, url, queue_arn)
+                poller = SqsPoller(
+                    mapping, self._sqs, self.options.region, self.options.poll_wait, self._stopping
                 )
-
-    def _poll(self, function: LocalFunction, url: str, queue_arn: str, batch_size: int) -> None:
-        while not self._stopping.is_set():
-            try:
-                if not self.consume_once(function, url, queue_arn, batch_size):
-                    # An empty queue: a long poll already waited; short polls pause here.
-                    self._stopping.wait(0.05 if self.options.poll_wait <= 0 else 0)
-            except Exception as error:  # keep polling: the next batch may do better
-                print(f"[{function.logical_id}] poller error: {type(error).__name__}: {error}")
-                time.sleep(1)
-
-    def consume_once(
-        self, function: LocalFunction, url: str, queue_arn: str, batch_size: int
-    ) -> int:
-        """Receive one batch, invoke, delete what succeeded. Returns the batch's size."""
-        received = self._sqs.receive_message(
-            QueueUrl=url,
-            MaxNumberOfMessages=max(1, min(10, batch_size)),
-            WaitTimeSeconds=self.options.poll_wait,
-            AttributeNames=["All"],
-            MessageAttributeNames=["All"],
-        )
-        messages = received.get("Messages", [])
-        if not messages:
-            return 0
-        event = {
-            "Records": [sqs_record(message, queue_arn, self.options.region) for message in messages]
-        }
-        try:
-            response = function.invoke(event)
-        except Exception as error:
-            # The whole batch failed: nothing is deleted, all of it comes back after the
-            # visibility timeout, and the redrive policy counts the attempt.
-            print(f"[{function.logical_id}] batch failed: {type(error).__name__}: {error}")
-            return len(messages)
-        failed = {
-            failure.get("itemIdentifier")
-            for failure in (response or {}).get("batchItemFailures", [])
-        }
-        done = [
-            {"Id": str(index), "ReceiptHandle": message["ReceiptHandle"]}
-            for index, message in enumerate(messages)
-            if message["MessageId"] not in failed
-        ]
-        if done:
-            self._sqs.delete_message_batch(QueueUrl=url, Entries=done)
-        return len(messages)
+                self.pollers.append(poller)
+                self._spawn(f"poll-{function.logical_id}", poller.run)
 
     # Schedules ---------------------------------------------------------------------------
 
@@ -290,46 +302,6 @@ class LocalStack:
                 print(
                     f"[{function.logical_id}] scheduled run failed: {type(error).__name__}: {error}"
                 )
-
-
-def sqs_record(message: Mapping[str, Any], queue_arn: str, region: str) -> dict[str, Any]:
-    """One record of an SQS event, as Lambda's event source mapping builds it."""
-    attributes = {
-        name: {
-            "stringValue": value.get("StringValue"),
-            "binaryValue": value.get("BinaryValue"),
-            "stringListValues": [],
-            "binaryListValues": [],
-            "dataType": value.get("DataType", "String"),
-        }
-        for name, value in (message.get("MessageAttributes") or {}).items()
-    }
-    return {
-        "messageId": message["MessageId"],
-        "receiptHandle": message["ReceiptHandle"],
-        "body": message.get("Body", ""),
-        "attributes": message.get("Attributes", {}),
-        "messageAttributes": attributes,
-        "md5OfBody": message.get("MD5OfBody", ""),
-        "eventSource": "aws:sqs",
-        "eventSourceARN": queue_arn,
-        "awsRegion": region,
-    }
-
-
-def scheduled_event(logical_id: str, region: str) -> dict[str, Any]:
-    """An EventBridge scheduled event, as a Schedule trigger delivers it."""
-    return {
-        "version": "0",
-        "id": str(uuid.uuid4()),
-        "detail-type": "Scheduled Event",
-        "source": "aws.events",
-        "account": "123456789012",
-        "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "region": region,
-        "resources": [f"arn:aws:events:{region}:123456789012:rule/{logical_id}"],
-        "detail": {},
-    }
 
 
 def _not_allowed(method: str, path: str) -> LocalAnswer:

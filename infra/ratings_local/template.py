@@ -13,6 +13,8 @@ from typing import Any
 import yaml
 
 Resolver = Callable[[str, str | None], str]
+#: The project's template, which `make run` and the tests read.
+DEFAULT_TEMPLATE = Path(__file__).resolve().parents[2] / "template.yaml"
 
 
 class _CfnLoader(yaml.SafeLoader):
@@ -58,9 +60,14 @@ class FunctionSpec:
     timeout: int
     environment: Mapping[str, Any]
     events: tuple[FunctionEvent, ...]
+    memory_size: int = 128
 
     def triggers(self) -> list[str]:
         return sorted({event.kind for event in self.events})
+
+    def api_paths(self) -> list[str]:
+        """The resource paths of its Api events, as the template writes them."""
+        return sorted({str(e.properties["Path"]) for e in self.events if e.kind == "Api"})
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,9 @@ def read_stack(path: Path) -> StackSpec:
                 timeout=int(properties.get("Timeout", function_globals.get("Timeout", 3))),
                 environment=environment,
                 events=events,
+                memory_size=int(
+                    properties.get("MemorySize", function_globals.get("MemorySize", 128))
+                ),
             )
         elif kind == "AWS::DynamoDB::Table":
             tables[logical_id] = TableSpec(logical_id, properties)

@@ -20,8 +20,10 @@ ENVIRONMENT = {
 class Config(NamedTuple):
     table_name: str
     region: str = "us-east-1"
-    #: Set only locally: the emulated AWS endpoint (boto3 reads AWS_ENDPOINT_URL itself).
-    endpoint_url: str | None = None
+    #: Set only locally: where the table's requests go (the local stack's moto or DynamoDB Local).
+    dynamodb_endpoint_url: str | None = None
+    #: Set only locally: where the queues' requests go (moto).
+    sqs_endpoint_url: str | None = None
     leaderboard_shards: int = 4
     retention_days: int = 30
     exact_rank_limit: int = 1000
@@ -36,7 +38,8 @@ class Config(NamedTuple):
         return cls(
             table_name=env.get("RATINGS_TABLE", "ratings"),
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
-            endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
+            dynamodb_endpoint_url=configured_endpoint(env, "DYNAMODB"),
+            sqs_endpoint_url=configured_endpoint(env, "SQS"),
             leaderboard_shards=int(env.get("RATINGS_LEADERBOARD_SHARDS", "4")),
             retention_days=int(env.get("RATINGS_RETENTION_DAYS", "30")),
             exact_rank_limit=int(env.get("RATINGS_EXACT_RANK_LIMIT", "1000")),
@@ -45,3 +48,16 @@ class Config(NamedTuple):
             podium_dlq_url=env.get("RATINGS_PODIUM_DLQ_URL") or None,
             drain_seconds=float(env.get("RATINGS_DRAIN_SECONDS", "60")),
         )
+
+
+def configured_endpoint(env: Mapping[str, str], service: str) -> str | None:
+    """The endpoint botocore would configure for `service` from the environment.
+
+    The clients are given their endpoint explicitly (pynamodb passes one whenever it has a
+    host), and an explicit endpoint overrides botocore's own reading of the environment: so
+    the precedence botocore documents is kept here. AWS_ENDPOINT_URL_<SERVICE> first, then
+    AWS_ENDPOINT_URL, neither when AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true.
+    """
+    if env.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "").strip().lower() == "true":
+        return None
+    return env.get(f"AWS_ENDPOINT_URL_{service}") or env.get("AWS_ENDPOINT_URL") or None

@@ -28,7 +28,7 @@ def build_storage(config: Config) -> "DynamoStorage":
     return DynamoStorage(
         config.table_name,
         region=config.region,
-        endpoint_url=config.endpoint_url,
+        endpoint_url=config.dynamodb_endpoint_url,
         leaderboard_shards=config.leaderboard_shards,
     )
 
@@ -68,7 +68,7 @@ def sqs_client() -> "SQSClient":
     """
     settings = config()
     client = storage().connection.session.create_client(
-        "sqs", region_name=settings.region, endpoint_url=settings.endpoint_url
+        "sqs", region_name=settings.region, endpoint_url=settings.sqs_endpoint_url
     )
     return cast("SQSClient", client)
 

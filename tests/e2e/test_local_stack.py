@@ -1,15 +1,23 @@
-"""End to end: the whole service on the local stack, through HTTP and the emulated SQS only."""
+"""End to end: the whole service on the local stack, through HTTP and the emulated SQS only,
+with the table on moto and on DynamoDB Local."""
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import quote
 
+import boto3
 import pytest
 from support.games import unique
 from support.http import Client
 from support.queues import queue_depth
-from support.stack import wait_for
+from support.stack import aws_client, wait_for
 
+from ratings.lambda_support.telemetry import CONFLICTS_RETRIED
+from ratings_local.__main__ import banner, parse_args
+from ratings_local.dynamodb_local import VERSION
 from ratings_local.stack import LocalStack
+from ratings_local.template import load_template
 
 pytestmark = pytest.mark.xdist_group("local_stack")
 
@@ -19,6 +27,7 @@ def test_endpoints_say_what_runs_where(stack: LocalStack, client: Client) -> Non
     assert status == 200
     assert endpoints["api_url"] == stack.api_url
     assert endpoints["aws_endpoint_url"].startswith("http://127.0.0.1:")
+    assert endpoints["dynamodb_endpoint_url"].startswith("http://127.0.0.1:")
     assert set(endpoints["queues"]) == {"games", "games_dlq", "podiums", "podiums_dlq"}
     assert all(url.startswith("http") for url in endpoints["queues"].values())
     triggers = {trigger for kinds in endpoints["functions"].values() for trigger in kinds}
@@ -157,3 +166,95 @@ def test_every_method_gets_a_json_answer(
     assert set(body["error"]) == {"code", "message"}
     expected = "method_not_allowed" if status == 405 else "not_found"
     assert body["error"]["code"] == expected
+
+
+def test_endpoints_and_the_banner_say_which_engine_runs_the_table(
+    stack: LocalStack, client: Client
+) -> None:
+    _status, endpoints = client.call("GET", "/_local/endpoints")
+    text = banner(stack)
+
+    if stack.dynamodb_local is None:
+        assert endpoints["dynamodb_endpoint_url"] == endpoints["aws_endpoint_url"]
+        assert f"{endpoints['table']} on moto" in text
+    else:
+        assert endpoints["dynamodb_endpoint_url"] != endpoints["aws_endpoint_url"]
+        assert f"{endpoints['table']} on DynamoDB Local {VERSION}" in text
+    assert endpoints["dynamodb_endpoint_url"] in text
+    assert parse_args(["--dynamodb-local"]).dynamodb_local
+    assert not parse_args([]).dynamodb_local
+
+
+def test_the_table_is_the_templates_on_its_engine_and_only_there(stack: LocalStack) -> None:
+    declared = load_template(stack.options.template)["Resources"]["RatingsTable"]["Properties"]
+    endpoints = stack.endpoints()
+    dynamodb = aws_client(stack, "dynamodb")
+
+    table = dynamodb.describe_table(TableName=endpoints["table"])["Table"]
+    ttl = dynamodb.describe_time_to_live(TableName=endpoints["table"])["TimeToLiveDescription"]
+
+    assert table["KeySchema"] == declared["KeySchema"]
+    assert {
+        (index["IndexName"], json.dumps(index["KeySchema"]), json.dumps(index["Projection"]))
+        for index in table.get("GlobalSecondaryIndexes", [])
+        + table.get("LocalSecondaryIndexes", [])
+    } == {
+        (index["IndexName"], json.dumps(index["KeySchema"]), json.dumps(index["Projection"]))
+        for index in declared.get("GlobalSecondaryIndexes", [])
+        + declared.get("LocalSecondaryIndexes", [])
+    }
+    assert ttl["AttributeName"] == declared["TimeToLiveSpecification"]["AttributeName"]
+    assert ttl["TimeToLiveStatus"] in ("ENABLED", "ENABLING")
+    if stack.dynamodb_local is not None:
+        moto = boto3.client(
+            "dynamodb",
+            endpoint_url=endpoints["aws_endpoint_url"],
+            region_name=endpoints["region"],
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+        assert moto.list_tables()["TableNames"] == []
+
+
+def test_a_player_id_with_a_colon_sent_encoded_over_http_names_the_same_player(
+    client: Client,
+) -> None:
+    account, other, game_id = f"google:{unique('id')}", unique("bob"), f"match:{unique('g')}"
+    game = {"game_id": game_id, "players": [{"id": account}, {"id": other}], "winner": account}
+    assert client.call("POST", "/v1/ladders/backgammon/games", game)[0] == 201
+    sent = quote(account, safe="")  # as encodeURIComponent and openapi-fetch send it
+    assert "%3A" in sent
+
+    status, player = client.call("GET", f"/v1/ladders/backgammon/players/{sent}")
+    history_status, history = client.call("GET", f"/v1/ladders/backgammon/players/{sent}/history")
+    game_status, stored = client.call(
+        "GET", f"/v1/ladders/backgammon/games/{quote(game_id, safe='')}"
+    )
+
+    assert (status, player["player_id"], player["ranked_games"]) == (200, account, 1), player
+    assert history_status == 200, history
+    assert [event["game_id"] for event in history["events"]] == [game_id]
+    assert game_status == 200, stored
+
+
+def test_parallel_requests_on_one_player_conflict_retry_and_all_land(
+    stack: LocalStack, client: Client
+) -> None:
+    """The Api's invocations run at once, each in its own environment, as in Lambda: games
+    of one player contend for its state, the service retries, and every game lands once."""
+    hot = unique("hot")
+    games = [
+        {"game_id": unique("hg"), "players": [{"id": hot}, {"id": unique("o")}], "winner": hot}
+        for _ in range(24)
+    ]
+    retried_before = stack.metrics()[CONFLICTS_RETRIED]
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(client.submit, games))
+
+    # 200 only for a game whose first answer was lost after it was stored (a retried 5xx).
+    assert {status for status, _body, _seen in answers} <= {200, 201}, answers
+    status, player = client.call("GET", f"/v1/ladders/backgammon/players/{hot}")
+    assert (status, player["ranked_games"]) == (200, len(games)), player
+    assert stack.functions["ApiFunction"].environments > 1
+    assert stack.metrics()[CONFLICTS_RETRIED] > retried_before

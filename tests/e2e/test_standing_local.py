@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from support.http import Client
-from support.stack import running_stack
+from support.stack import ENGINES, running_stack
 
 from ratings_local.stack import LocalStack
 
@@ -15,10 +15,10 @@ pytestmark = pytest.mark.xdist_group("local_stack")
 EXACT_RANK_LIMIT = 3
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[LocalStack]:
+@pytest.fixture(scope="module", params=ENGINES)
+def stack(request: pytest.FixtureRequest) -> Iterator[LocalStack]:
     """A stack of this module's own (a board no other test writes to), with a small limit."""
-    with running_stack(exact_rank_limit=EXACT_RANK_LIMIT) as local:
+    with running_stack(exact_rank_limit=EXACT_RANK_LIMIT, dynamodb_local=request.param) as local:
         yield local
 
 

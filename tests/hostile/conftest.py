@@ -1,15 +1,16 @@
-"""The local stack of the hostile-input tests: one per module, with an API key configured."""
+"""The local stack of the hostile-input tests: one per module and engine (the table on moto,
+then on DynamoDB Local), with an API key configured."""
 
 from collections.abc import Iterator
 
 import pytest
 from support.http import API_KEY
-from support.stack import running_stack
+from support.stack import ENGINES, running_stack
 
 from ratings_local.stack import LocalStack
 
 
-@pytest.fixture(scope="module")
-def stack() -> Iterator[LocalStack]:
-    with running_stack(api_key=API_KEY) as local:
+@pytest.fixture(scope="module", params=ENGINES)
+def stack(request: pytest.FixtureRequest) -> Iterator[LocalStack]:
+    with running_stack(api_key=API_KEY, dynamodb_local=request.param) as local:
         yield local

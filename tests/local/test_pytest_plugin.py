@@ -66,3 +66,51 @@ def test_a_backend_suite_gets_the_stack_from_the_fixture(pytester: pytest.Pytest
     )
 
     result.assert_outcomes(passed=2)
+
+
+ON_DYNAMODB_LOCAL = textwrap.dedent(
+    """
+    import json
+    import urllib.request
+
+    import boto3
+
+
+    def test_the_table_is_on_dynamodb_local_and_the_queues_on_moto(ratings_stack):
+        assert ratings_stack.dynamodb_endpoint_url != ratings_stack.aws_endpoint_url
+        game = {"game_id": "d-1", "players": [{"id": "ann"}, {"id": "ben"}], "winner": "ann"}
+        request = urllib.request.Request(
+            ratings_stack.api_url + "/v1/ladders/backgammon/games",
+            data=json.dumps(game).encode(),
+            headers={"content-type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 201
+        assert ratings_stack.get("/v1/ladders/backgammon/games/d-1")["winner"] == "ann"
+
+        def client(service, endpoint):
+            return boto3.client(
+                service, endpoint_url=endpoint, region_name=ratings_stack.region,
+                aws_access_key_id="local", aws_secret_access_key="local",
+            )
+
+        table = client("dynamodb", ratings_stack.dynamodb_endpoint_url)
+        assert table.scan(TableName=ratings_stack.table)["Count"] > 0
+        assert client("dynamodb", ratings_stack.aws_endpoint_url).list_tables()["TableNames"] == []
+        sqs = client("sqs", ratings_stack.aws_endpoint_url)
+        queue = ratings_stack.queues["games"]
+        arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])
+        assert arn["Attributes"]["QueueArn"].endswith(":ratings-local-GamesQueue")
+    """
+)
+
+
+def test_a_backend_suite_can_have_the_table_on_dynamodb_local(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_backend=ON_DYNAMODB_LOCAL)
+
+    result = pytester.runpytest_subprocess(
+        "-p", "ratings_local.pytest_plugin", "--ratings-dynamodb-local", "-q"
+    )
+
+    result.assert_outcomes(passed=1)

@@ -27,7 +27,7 @@ from support.reliability import (
 )
 from support.stack import sqs_client, wait_for
 
-from ratings import wiring
+from ratings.lambda_support.telemetry import CONFLICTS_RETRIED
 from ratings_local.faults import FaultPlan
 from ratings_local.stack import LocalStack, sqs_record
 
@@ -72,7 +72,7 @@ def run_phase(
     games = make_games(rng, prefix, names, games_count, datetime.now(UTC))
     deliveries = plan_deliveries(rng, games)
     poisons = poison_messages(client, prefix) if poison else []
-    retries_before = wiring.service().retries
+    retries_before = stack.metrics()[CONFLICTS_RETRIED]
     statuses_before = Counter(client.statuses)
     stack.aws.faults = plan
     try:
@@ -83,7 +83,7 @@ def run_phase(
     finally:
         stack.aws.faults = None
     checked = verify(client, games, names, outcome=outcome)
-    retries = wiring.service().retries - retries_before
+    retries = stack.metrics()[CONFLICTS_RETRIED] - retries_before
     dlq = drain_bodies(sqs, queues["games_dlq"])
     figures = {
         "games": len(games),
@@ -96,6 +96,7 @@ def run_phase(
         "faults": dict(sorted(plan.injected.items())),
         "dlq": len(dlq),
         "wall_seconds": round(time.monotonic() - started, 1),
+        "longest_batch_seconds": round(stack.functions["GamesQueueFunction"].longest_seconds, 1),
     }
     # Only the poison reached the dead-letter queue, each exactly once.
     assert Counter(dlq) == Counter(poisons), dlq
@@ -125,7 +126,7 @@ def test_a_caller_whose_game_keeps_conflicting_gets_503_and_its_retry_lands_once
         "winner": "rl-a",
     }
     plan = FaultPlan(rate=1.0, kinds=("conflict",))
-    retries_before = wiring.service().retries
+    retries_before = stack.metrics()[CONFLICTS_RETRIED]
     stack.aws.faults = plan
     try:
         status, answer = client.call("POST", f"/v1/ladders/{LADDER}/games", game)
@@ -133,7 +134,7 @@ def test_a_caller_whose_game_keeps_conflicting_gets_503_and_its_retry_lands_once
         stack.aws.faults = None
     assert status == 503, answer
     assert answer["error"]["code"] == "retry_later", answer
-    assert plan.injected["conflict"] == wiring.service().retries - retries_before == 8
+    assert plan.injected["conflict"] == stack.metrics()[CONFLICTS_RETRIED] - retries_before == 8
     status, player = client.get(f"/v1/ladders/{LADDER}/players/rl-a")
     assert (status, player["rating"], player["ranked_games"]) == (200, STARTING_RATING, 0)
     assert client.call("GET", f"/v1/ladders/{LADDER}/games/rl-0000")[0] == 404

@@ -11,7 +11,7 @@ from typing import Any
 
 from ratings import wiring
 from ratings.storage.dynamodb import DynamoStorage
-from ratings_local import functions
+from ratings_local import environments
 from support.faults import DynamoFaults
 from support.lambda_events import REGION, rest_event
 from support.template import ROOT
@@ -30,7 +30,7 @@ def load_function(folder: str) -> ModuleType:
 
 
 @dataclass
-class LambdaContext(functions.LambdaContext):
+class LambdaContext(environments.LambdaContext):
     """The local stack's context, with the time left fixed by the test."""
 
     function_name: str = "test-function"

@@ -3,7 +3,6 @@
 
 import base64
 import json
-import re
 import uuid
 from collections.abc import Mapping
 from functools import cache
@@ -11,7 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ratings_local import stack
-from ratings_local.http_api import proxy_event
+from ratings_local.http_api import ApiRoutes, proxy_event
 from support.template import parsed_template
 
 REGION = "us-east-1"
@@ -40,6 +39,11 @@ def api_resources() -> tuple[str, ...]:
     return tuple(sorted(paths))
 
 
+@cache
+def api_routes() -> ApiRoutes:
+    return ApiRoutes(api_resources())
+
+
 def rest_event(
     method: str,
     path: str,
@@ -51,7 +55,8 @@ def rest_event(
     base64_encoded: bool = False,
 ) -> dict[str, Any]:
     """An API Gateway REST API proxy event, as the stage `live` of template.yaml sends it:
-    the local stack's event, with the resource and path parameters the deployed API matches.
+    `path` as the client sent it (percent-encoded: `/v1/ladders/backgammon/players/google%3A1`),
+    the resource it matched, and the path parameters decoded (`google:1`).
 
     `raw_body` is the body as sent (any text); `base64_encoded` encodes it, whatever it holds
     (the local stack encodes only what is not UTF-8).
@@ -63,25 +68,13 @@ def rest_event(
         all_headers["Content-Type"] = "application/json"
     all_headers.update(headers or {})
     raw_path = f"{path}?{urlencode(query)}" if query else path
-    event = proxy_event(method, raw_path, all_headers, b"", "203.0.113.7", stage="live")
-    resource, path_parameters = _match_resource(path)
-    event["resource"] = event["requestContext"]["resourcePath"] = resource
-    event["pathParameters"] = path_parameters or None
+    event = proxy_event(
+        method, raw_path, all_headers, b"", "203.0.113.7", stage="live", routes=api_routes()
+    )
     if raw_body is not None and base64_encoded:
         raw_body = base64.b64encode(raw_body.encode()).decode()
     event["body"], event["isBase64Encoded"] = raw_body, base64_encoded
     return event
-
-
-def _match_resource(path: str) -> tuple[str, dict[str, str]]:
-    for resource in api_resources():
-        pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(resource))
-        match = re.fullmatch(pattern, path)
-        if match:
-            return resource, match.groupdict()
-    # No such route: API Gateway answers it itself in the cloud (a 404 gateway response); the
-    # local stack hands it to the function, whose own 404 is under test.
-    return "/{proxy+}", {"proxy": path.lstrip("/")}
 
 
 def sqs_event(queue_arn: str, bodies: list[str]) -> dict[str, Any]:

@@ -25,8 +25,11 @@ LADDER = "backgammon"
 STARTING_RATING = 1500
 WINDOW = timedelta(days=7)
 HEAVY_VOLUME_GAMES = 50
-#: The games queue's visibility timeout during the suite (seconds): how soon a record comes back.
-REDELIVERY_SECONDS = 2
+#: The games queue's visibility timeout during the suite (seconds): how soon a failed record
+#: comes back. No shorter than the GamesQueue function's Timeout (30 s), as AWS requires of a
+#: Lambda's queue: the mapping's other consumers would receive a record again while the first
+#: invocation still works on it (the template keeps 6x, for retries of its own).
+REDELIVERY_SECONDS = 31
 
 
 # Games and deliveries ----------------------------------------------------------------------

@@ -2,9 +2,11 @@
 ports, and everything it changes in the process put back when it stops; the module-scoped
 fixtures its test directories share.
 
-The stack sets process-wide state (AWS endpoint variables, the functions' environment, the
-service built once per process), so later tests in the same worker must not see it. Modules
-using it are marked `xdist_group("local_stack")` (and `make test` runs with --dist loadgroup).
+The stack sets process-wide state (AWS endpoint variables, the functions' environment), so
+later tests in the same worker must not see it. Modules using it are marked
+`xdist_group("local_stack")` (and `make test` runs with --dist loadgroup); a stack whose
+table runs on DynamoDB Local is in a group of its own, so that the two engines' runs of a
+module can go to two workers.
 """
 
 import hashlib
@@ -22,13 +24,23 @@ from ratings_local.pytest_plugin import running_stack as running_stack
 from ratings_local.stack import LocalStack
 from support.http import Client
 
+#: The engines a stack's table can run on, as fixture parameters: moto, and Amazon's DynamoDB
+#: Local (started by the stack; `make setup-dynamodb-local` installs it).
+ENGINES = [
+    pytest.param(False, id="moto"),
+    pytest.param(
+        True, id="dynamodb-local", marks=pytest.mark.xdist_group("local_stack_dynamodb_local")
+    ),
+]
+
 
 def aws_client(stack: LocalStack, service: str) -> Any:
-    """A boto3 client of `service` ("sqs", "dynamodb") on the stack's emulated AWS."""
+    """A boto3 client of `service` ("sqs", "dynamodb") where the stack runs it."""
     endpoints = stack.endpoints()
+    endpoint = endpoints["dynamodb_endpoint_url" if service == "dynamodb" else "aws_endpoint_url"]
     return boto3.client(
         service,  # type: ignore[call-overload]
-        endpoint_url=endpoints["aws_endpoint_url"],
+        endpoint_url=endpoint,
         region_name=endpoints["region"],
         aws_access_key_id="local",
         aws_secret_access_key="local",
