@@ -31,6 +31,7 @@ from botocore.model import OperationModel
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
+from ratings.service.retries import Retrier
 from ratings.service.settings import Settings
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.layout import LEADERBOARD_INDEX
@@ -189,7 +190,9 @@ def rate_games(
     results = []
     for ladder_id, ladder in DEFAULT_LADDERS.items():
         storage = DynamoStorage(new_table(endpoint, f"bench-{ladder_id}"), endpoint_url=endpoint)
-        service = RatingService(storage, DEFAULT_LADDERS, clock=lambda: NOW, sleep=lambda _: None)
+        service = RatingService(
+            storage, DEFAULT_LADDERS, clock=lambda: NOW, retrier=Retrier(sleep=lambda _: None)
+        )
         meter = Meter()
         meter.attach(storage.connection.client)
         start = NOW - timedelta(days=6)

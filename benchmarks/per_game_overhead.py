@@ -31,6 +31,7 @@ from benchmarks._cli import game_parser
 from benchmarks.requests_per_game import NOW, Clock, body
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
+from ratings.service.retries import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local.aws import EmulatedAws
 
@@ -96,7 +97,7 @@ def measure(games: int, rounds: int, players: int, seed: int) -> list[Result]:
         storage = DynamoStorage(SERVICE_TABLE, endpoint_url=url)
         storage.create_table()
         service = RatingService(
-            storage, DEFAULT_LADDERS, clock=Clock(NOW), sleep=lambda seconds: None
+            storage, DEFAULT_LADDERS, clock=Clock(NOW), retrier=Retrier(sleep=lambda seconds: None)
         )
         recorder = Recorder()
         storage.connection.client.meta.events.register("provide-client-params.dynamodb", recorder)

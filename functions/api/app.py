@@ -25,7 +25,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import payloads, telemetry
+from ratings.lambda_support import deadline, payloads, telemetry
 from ratings.lambda_support.problems import Problem, problem_for, refused
 from ratings.service.errors import Disposition, InvalidInput
 from ratings.service.results import LadderList, json_of
@@ -209,6 +209,8 @@ def problem_response(
 )
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """Every AWS call ends before the function's timeout (`deadline`): a slow store is a 503
+    with Retry-After, never an invocation that Lambda ends (which API Gateway answers bare)."""
     refused = payloads.refuse_request_body(event)  # before anything parses a body
     if refused is not None:
         logger.info("body refused", extra={"reason": refused.code, "status": refused.status})
@@ -218,4 +220,5 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             "body": payloads.json_text(refused.body()),
             "isBase64Encoded": False,
         }
-    return app.resolve(event, context)
+    with deadline.invocation(context):
+        return app.resolve(event, context)

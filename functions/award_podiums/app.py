@@ -1,10 +1,13 @@
 """AwardPodiums: on a schedule, drains the podium queue and awards each podium once.
 
-A run receives until the queue is empty (a batch of fewer than ten says so) or its time
-budget is spent (RATINGS_DRAIN_SECONDS, and always well inside the function timeout). A message
-is deleted only once its award is committed (or found already committed); an invalid one goes
-to the podium DLQ with its reason; a transient failure stays in the queue for a later run, and
-the redrive policy dead-letters it after maxReceiveCount tries.
+A run receives until a receive comes back empty (a short batch does not say the queue is
+drained: SQS may return fewer messages than are waiting) or its time budget is spent
+(RATINGS_DRAIN_SECONDS, and always well inside the function timeout). A message is deleted
+only once its award is committed (or found already committed); an invalid one goes to the
+podium DLQ with its reason; one that meets contention (or throttling) is sent back to the
+podium queue as a new, delayed message, and deleted once that is sent. Only a bug, or a
+failed send, leaves a message in the queue for a later run (the redrive policy dead-letters
+it after maxReceiveCount tries).
 """
 
 from ratings.lambda_support import startup
@@ -21,7 +24,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import payloads, queues, telemetry
+from ratings.lambda_support import deadline, payloads, queues, telemetry
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.type_defs import MessageTypeDef
@@ -33,7 +36,8 @@ metrics = Metrics()
 RESERVE_SECONDS = 20.0
 #: What a message's handling ends in; `DONE` outcomes are deleted from the queue.
 AWARDED, DUPLICATE, DEAD_LETTERED, LEFT = "awarded", "duplicate", "dead_lettered", "left"
-DONE = frozenset({AWARDED, DUPLICATE, DEAD_LETTERED})
+REQUEUED = "requeued"
+DONE = frozenset({AWARDED, DUPLICATE, DEAD_LETTERED, REQUEUED})
 
 
 def podium_request(body: str) -> queues.Request:
@@ -47,19 +51,25 @@ def podium_dlq_url() -> str:
     return queues.require_queue_url(wiring.config().podium_dlq_url, "RATINGS_PODIUM_DLQ_URL")
 
 
+def podium_queue_url() -> str:
+    return queues.require_queue_url(wiring.config().podium_queue_url, "RATINGS_PODIUM_QUEUE_URL")
+
+
 consumer = queues.Consumer(
     read=podium_request,
     count_stored=telemetry.count_podium,
     lines=queues.LogLines(
         stored="podium awarded",
         duplicate="podium already awarded",
-        left="podium left in the queue for a later run",
+        requeued="podium sent back to the queue for a later run",
+        left="podium left in the queue for a later run: sending it back failed",
         left_after_bug="podium left in the queue after an unexpected error",
         dead_lettered="podium message dead-lettered",
     ),
-    dead_letter_queue=podium_dlq_url,
     service=wiring.service,
     sqs=wiring.sqs_client,
+    dead_letter_queue=podium_dlq_url,
+    queue=podium_queue_url,
     logger=logger,
     metrics=metrics,
 )
@@ -68,13 +78,15 @@ _NAMES = {
     queues.Outcome.STORED: AWARDED,
     queues.Outcome.DUPLICATE: DUPLICATE,
     queues.Outcome.DEAD_LETTERED: DEAD_LETTERED,
+    queues.Outcome.REQUEUED: REQUEUED,
 }
 
 
 def award(message: "MessageTypeDef") -> str:
     """Award one podium message; the outcome says whether it may be deleted."""
+    requeues = queues.requeues_of(message.get("MessageAttributes"))
     try:
-        return _NAMES[consumer.settle(message["MessageId"], message["Body"])]
+        return _NAMES[consumer.settle(message["MessageId"], message["Body"], requeues)]
     except queues.LeftForRetry:
         return LEFT
 
@@ -111,11 +123,14 @@ def drain(queue_url: str, deadline: float) -> Counter[str]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     config = wiring.config()
-    queue_url = queues.require_queue_url(config.podium_queue_url, "RATINGS_PODIUM_QUEUE_URL")
+    queue_url = podium_queue_url()
     podium_dlq_url()  # both queues are known before anything is received
     remaining = context.get_remaining_time_in_millis() / 1000 - RESERVE_SECONDS
     budget = max(0.0, min(config.drain_seconds, remaining))
-    outcomes = drain(queue_url, time.monotonic() + budget)
+    # The last award's send, the deletes and the release fit in what the table leaves.
+    settle_seconds = 3 * wiring.call_timeouts(config).call_seconds
+    with deadline.invocation(context, settle_seconds=settle_seconds):
+        outcomes = drain(queue_url, time.monotonic() + budget)
     logger.set_correlation_id(event.get("id"))  # the run's again, after its messages'
     summary = {name: outcomes[name] for name in (*sorted(DONE), LEFT, "released", "undeleted")}
     logger.info("podium queue drained", extra={"budget_seconds": budget, **summary})

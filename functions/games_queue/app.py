@@ -2,8 +2,11 @@
 
 Each record is one game: the submit body plus "ladder". A record that can never succeed
 (not JSON, an invalid game, a game_id used with other content) is sent to the games DLQ with
-its reason and counts as done; a transient failure fails the record alone, so SQS redelivers
-it, and the queue's redrive policy dead-letters it after maxReceiveCount tries.
+its reason and counts as done. A game that still meets contention (or throttling, or the end
+of the invocation's time) is sent back to the games queue as a new, delayed message and
+counts as done once that send succeeded: contention never uses up maxReceiveCount. Only a
+bug, or a failed send, fails the record alone, so SQS redelivers it (and the redrive policy
+dead-letters it after maxReceiveCount tries).
 """
 
 from ratings.lambda_support import startup
@@ -18,7 +21,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import payloads, queues, telemetry
+from ratings.lambda_support import deadline, payloads, queues, telemetry
 
 logger = Logger()
 metrics = Metrics()
@@ -35,19 +38,25 @@ def games_dlq_url() -> str:
     return queues.require_queue_url(wiring.config().games_dlq_url, "RATINGS_GAMES_DLQ_URL")
 
 
+def games_queue_url() -> str:
+    return queues.require_queue_url(wiring.config().games_queue_url, "RATINGS_GAMES_QUEUE_URL")
+
+
 consumer = queues.Consumer(
     read=game_request,
     count_stored=telemetry.count_game,
     lines=queues.LogLines(
         stored="game stored",
         duplicate="game already stored",
-        left="game left for a retry",
+        requeued="game sent back to the queue for a later try",
+        left="game left for a retry: sending it back failed",
         left_after_bug="game left for a retry after an unexpected error",
         dead_lettered="game message dead-lettered",
     ),
-    dead_letter_queue=games_dlq_url,
     service=wiring.service,
     sqs=wiring.sqs_client,
+    dead_letter_queue=games_dlq_url,
+    queue=games_queue_url,
     logger=logger,
     metrics=metrics,
 )
@@ -58,20 +67,25 @@ consumer = queues.Consumer(
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """SQS's partial batch response: the records left for a retry are the batch item
-    failures, delivered again alone; the others are done (stored, duplicate or dead-lettered).
-    A batch whose records all failed is still a partial response, never a function error.
+    failures, delivered again alone; the others are done (stored, duplicate, sent back or
+    dead-lettered). A batch whose records all failed is still a partial response, never a
+    function error. Every AWS call ends inside the invocation's time, with room kept for the
+    send that settles the last record (`deadline`).
 
     Powertools' BatchProcessor does the same, but importing it loads asyncio and every event
     class of Powertools at each cold start, for a loop this short (docs/performance.md has
     what it costs)."""
     failures = []
-    for record in event.get("Records", []):
-        message_id = record["messageId"]
-        try:
-            consumer.settle(message_id, record["body"])
-        except queues.LeftForRetry:
-            failures.append({"itemIdentifier": message_id})
-        except Exception:  # even dead-lettering failed: SQS delivers the record again
-            logger.exception(consumer.lines.left_after_bug)
-            failures.append({"itemIdentifier": message_id})
+    settle_seconds = wiring.call_timeouts(wiring.config()).call_seconds
+    with deadline.invocation(context, settle_seconds=settle_seconds):
+        for record in event.get("Records", []):
+            message_id = record["messageId"]
+            requeues = queues.requeues_of(record.get("messageAttributes"))
+            try:
+                consumer.settle(message_id, record["body"], requeues)
+            except queues.LeftForRetry:
+                failures.append({"itemIdentifier": message_id})
+            except Exception:  # even dead-lettering failed: SQS delivers the record again
+                logger.exception(consumer.lines.left_after_bug)
+                failures.append({"itemIdentifier": message_id})
     return {"batchItemFailures": failures}

@@ -17,6 +17,7 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
+from ratings.lambda_support import deadline
 
 logger = Logger()
 
@@ -26,8 +27,9 @@ logger = Logger()
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     service = wiring.service()
     refreshed = []
-    for ladder in wiring.LADDERS:
-        summary = service.refresh_standings(ladder)
-        logger.info("standings refreshed", extra=summary)
-        refreshed.append(summary)
+    with deadline.invocation(context):  # a slow store fails the run, in time: the next redoes it
+        for ladder in wiring.LADDERS:
+            summary = service.refresh_standings(ladder)
+            logger.info("standings refreshed", extra=summary)
+            refreshed.append(summary)
     return {"ladders": refreshed}

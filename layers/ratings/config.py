@@ -10,6 +10,8 @@ ENVIRONMENT = {
     "RATINGS_LEADERBOARD_SHARDS": "write shards of the leaderboard index (default 4)",
     "RATINGS_RETENTION_DAYS": "days history records and game records are kept (default 30)",
     "RATINGS_EXACT_RANK_LIMIT": "ranks counted exactly, beyond them estimated (default 1000)",
+    "RATINGS_FUNCTION_TIMEOUT": "Globals Timeout, seconds: every AWS call fits in it (default 10)",
+    "RATINGS_GAMES_QUEUE_URL": "games queue, for a game sent back after contention (GamesQueue)",
     "RATINGS_GAMES_DLQ_URL": "games dead-letter queue (GamesQueue function)",
     "RATINGS_PODIUM_QUEUE_URL": "podium queue to drain (AwardPodiums function)",
     "RATINGS_PODIUM_DLQ_URL": "podium dead-letter queue (AwardPodiums function)",
@@ -27,6 +29,10 @@ class Config(NamedTuple):
     leaderboard_shards: int = 4
     retention_days: int = 30
     exact_rank_limit: int = 1000
+    #: The Api's timeout, template.yaml's Globals Timeout; the other functions have more time,
+    #: but their calls need no longer timeouts than the Api's (`ratings.budgets`).
+    function_timeout: float = 10.0
+    games_queue_url: str | None = None
     games_dlq_url: str | None = None
     podium_queue_url: str | None = None
     podium_dlq_url: str | None = None
@@ -43,6 +49,8 @@ class Config(NamedTuple):
             leaderboard_shards=int(env.get("RATINGS_LEADERBOARD_SHARDS", "4")),
             retention_days=int(env.get("RATINGS_RETENTION_DAYS", "30")),
             exact_rank_limit=int(env.get("RATINGS_EXACT_RANK_LIMIT", "1000")),
+            function_timeout=float(env.get("RATINGS_FUNCTION_TIMEOUT", "10")),
+            games_queue_url=env.get("RATINGS_GAMES_QUEUE_URL") or None,
             games_dlq_url=env.get("RATINGS_GAMES_DLQ_URL") or None,
             podium_queue_url=env.get("RATINGS_PODIUM_QUEUE_URL") or None,
             podium_dlq_url=env.get("RATINGS_PODIUM_DLQ_URL") or None,

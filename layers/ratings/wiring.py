@@ -8,9 +8,12 @@ from datetime import timedelta
 from functools import cache
 from typing import TYPE_CHECKING, cast
 
+from ratings import budgets
 from ratings.config import Config
+from ratings.lambda_support import deadline
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
+from ratings.service.retries import Retrier, RetryPolicy
 from ratings.service.settings import Settings
 
 if TYPE_CHECKING:
@@ -22,15 +25,24 @@ if TYPE_CHECKING:
 LADDERS = DEFAULT_LADDERS
 
 
-def build_storage(config: Config) -> "DynamoStorage":
-    from ratings.storage.dynamodb import DynamoStorage
+def call_timeouts(config: Config) -> budgets.CallTimeouts:
+    return budgets.call_timeouts(config.function_timeout)
 
-    return DynamoStorage(
+
+def build_storage(config: Config) -> "DynamoStorage":
+    """The table's adapter, its client's calls cut to fit the function's time."""
+    from ratings.storage.dynamodb import Client, DynamoStorage
+
+    timeouts = call_timeouts(config)
+    storage = DynamoStorage(
         config.table_name,
         region=config.region,
         endpoint_url=config.dynamodb_endpoint_url,
         leaderboard_shards=config.leaderboard_shards,
+        client=Client(timeouts.connect_seconds, timeouts.read_seconds, timeouts.retries),
     )
+    deadline.guard(storage.connection.client, timeouts.attempt_seconds)
+    return storage
 
 
 def build_service(config: Config, storage: "DynamoStorage") -> RatingService:
@@ -40,7 +52,8 @@ def build_service(config: Config, storage: "DynamoStorage") -> RatingService:
         game_retention=retention,
         exact_rank_limit=config.exact_rank_limit,
     )
-    return RatingService(storage, LADDERS, settings=settings)
+    retry = RetryPolicy(budget_seconds=budgets.retry_seconds(config.function_timeout))
+    return RatingService(storage, LADDERS, settings=settings, retrier=Retrier(retry))
 
 
 @cache
@@ -64,12 +77,29 @@ def sqs_client() -> "SQSClient":
 
     It comes from the botocore session the table's client was made in: a second session
     would load botocore's endpoint and configuration data and resolve credentials again, and
-    importing boto3 for it costs more still (docs/performance.md).
+    importing boto3 for it costs more still (docs/performance.md). Its calls fit in the
+    function's time like the table's; they may use the time a consumer keeps for settling.
     """
+    from botocore.config import Config as ClientConfig
+
+    from ratings.lambda_support.queues import POLL_SECONDS
+
     settings = config()
-    client = storage().connection.session.create_client(
-        "sqs", region_name=settings.region, endpoint_url=settings.sqs_endpoint_url
+    timeouts = call_timeouts(settings)
+    # A drain's long poll holds its answer back for up to POLL_SECONDS.
+    read_seconds = max(timeouts.read_seconds, POLL_SECONDS + 1.0)
+    client_config = ClientConfig(
+        connect_timeout=timeouts.connect_seconds,
+        read_timeout=read_seconds,
+        retries={"total_max_attempts": 1 + timeouts.retries, "mode": "standard"},
     )
+    client = storage().connection.session.create_client(
+        "sqs",
+        region_name=settings.region,
+        endpoint_url=settings.sqs_endpoint_url,
+        config=client_config,
+    )
+    deadline.guard(client, timeouts.connect_seconds + read_seconds, settling=True)
     return cast("SQSClient", client)
 
 

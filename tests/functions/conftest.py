@@ -115,6 +115,8 @@ def stack(
             "RATINGS_TABLE": stack.table,
             "RATINGS_LEADERBOARD_SHARDS": "4",
             "RATINGS_RETENTION_DAYS": "30",
+            "RATINGS_FUNCTION_TIMEOUT": "10",
+            "RATINGS_GAMES_QUEUE_URL": games,
             "RATINGS_GAMES_DLQ_URL": games_dlq,
             "RATINGS_PODIUM_QUEUE_URL": podiums,
             "RATINGS_PODIUM_DLQ_URL": podium_dlq,

@@ -12,7 +12,7 @@ from support.faults import mentions
 from support.games import recent_podium
 from support.handlers import LambdaContext, Stack, json_lines, metric_values
 from support.lambda_events import scheduled_event
-from support.queues import peek_messages
+from support.queues import fail_sends, peek_messages, wait_for_messages
 
 from ratings import wiring
 from ratings.lambda_support import startup
@@ -79,6 +79,7 @@ def test_drain_awards_each_podium_once_and_dead_letters_the_invalid(
         "awarded": 12,  # t-1, t-2..t-11 and the private one
         "duplicate": 2,  # t-1 delivered twice more
         "dead_lettered": 3,
+        "requeued": 0,
         "left": 0,
         "released": 0,
         "undeleted": 0,
@@ -130,26 +131,40 @@ def test_a_message_over_64_kib_goes_to_the_dlq_unread(
     assert rating("alice") == 1500  # nothing awarded
 
 
-def test_a_transient_failure_leaves_the_message_for_a_later_run(
+def test_a_transient_failure_sends_the_podium_back_for_a_later_run(
     award_podiums: ModuleType, stack: Stack
 ) -> None:
     stack.dynamo_faults().fail(
         "TransactWriteItems", "ThrottlingException", when=mentions("t-flaky")
     )
-    send(
-        stack,
-        json.dumps(recent_podium("t-flaky", "alice")),
-        json.dumps(recent_podium("t-fine", "bob")),
-    )
+    flaky = json.dumps(recent_podium("t-flaky", "alice"))
+    send(stack, flaky, json.dumps(recent_podium("t-fine", "bob")))
 
     summary = run(award_podiums)
 
-    assert (summary["awarded"], summary["left"], summary["dead_lettered"]) == (1, 1, 0)
-    # Neither deleted nor dead-lettered: it reappears after the visibility timeout, and the
-    # redrive policy moves it to the DLQ after maxReceiveCount receives.
-    assert queue_depth(stack) == (0, 1)
+    assert (summary["awarded"], summary["requeued"], summary["left"]) == (1, 1, 0)
+    # The original is deleted; a new, delayed copy waits for a later run, its receives
+    # counted from zero, so contention never uses up maxReceiveCount.
+    assert queue_depth(stack) == (0, 0)
+    (again,) = wait_for_messages(stack.sqs, stack.podium_url)
+    assert again["Body"] == flaky
+    assert again["MessageAttributes"]["requeues"]["StringValue"] == "1"
     assert dead_letters(stack) == []
     assert (rating("alice"), rating("bob")) == (1500, 1550)
+
+
+def test_a_podium_is_left_in_the_queue_only_when_sending_it_back_fails(
+    award_podiums: ModuleType, stack: Stack
+) -> None:
+    stack.dynamo_faults().fail("TransactWriteItems", "ThrottlingException")
+    refused = fail_sends(wiring.sqs_client())
+    send(stack, json.dumps(recent_podium("t-stuck", "alice")))
+
+    summary = run(award_podiums)
+
+    assert (summary["requeued"], summary["left"]) == (0, 1)
+    assert refused == [stack.podium_url]
+    assert queue_depth(stack) == (0, 1)  # back after the visibility timeout
 
 
 def test_the_drain_stops_at_its_budget_and_releases_what_it_did_not_handle(
@@ -177,20 +192,49 @@ def test_no_time_left_means_no_receive(award_podiums: ModuleType, stack: Stack) 
     assert queue_depth(stack) == (1, 0)
 
 
-def test_a_batch_of_fewer_than_ten_ends_the_drain_without_another_long_poll(
+def count_receives(award_podiums: ModuleType) -> list[int]:
+    """The number of messages of every receive the function's SQS client gets back."""
+    received: list[int] = []
+
+    def record(parsed: dict[str, Any], **_: Any) -> None:
+        received.append(len(parsed.get("Messages", [])))
+
+    wiring.sqs_client().meta.events.register("after-call.sqs.ReceiveMessage", record)
+    return received
+
+
+def test_the_drain_ends_on_an_empty_receive_not_on_a_short_batch(
     award_podiums: ModuleType, stack: Stack
 ) -> None:
-    receives: list[str] = []
-    wiring.sqs_client().meta.events.register(
-        "before-call.sqs.ReceiveMessage", lambda **kwargs: receives.append("receive")
-    )
+    received = count_receives(award_podiums)
     send(stack, *(json.dumps(recent_podium(f"t-few-{n}", f"few{n}")) for n in range(13)))
 
-    first = run(award_podiums)  # a full batch of 10, then 3: the queue had no more
+    first = run(award_podiums)  # 10, then 3, then an empty long poll ends the run
     second = run(award_podiums)  # an empty queue: one receive, empty
 
     assert (first["awarded"], second["awarded"]) == (13, 0)
-    assert receives == ["receive"] * 3
+    assert received == [10, 3, 0, 0]
+    assert queue_depth(stack) == (0, 0)
+
+
+def test_a_receive_answered_with_fewer_messages_than_wait_does_not_end_the_drain(
+    award_podiums: ModuleType, stack: Stack
+) -> None:
+    """SQS may return fewer messages than are waiting (it samples its servers, and a long poll
+    returns as soon as it has some): here every receive gets at most 3 of the 13 waiting."""
+
+    def fewer(params: dict[str, Any], **_: Any) -> None:
+        params["MaxNumberOfMessages"] = min(3, params.get("MaxNumberOfMessages", 1))
+
+    client = wiring.sqs_client()
+    client.meta.events.register("provide-client-params.sqs.ReceiveMessage", fewer)
+    received = count_receives(award_podiums)
+    send(stack, *(json.dumps(recent_podium(f"t-short-{n}", f"short{n}")) for n in range(13)))
+
+    summary = run(award_podiums)
+
+    assert summary["awarded"] == 13  # one run, however short the batches
+    assert received == [3, 3, 3, 3, 1, 0]
     assert queue_depth(stack) == (0, 0)
 
 

@@ -1,5 +1,6 @@
 """The GamesQueue function: SQS batches with partial batch responses; poison messages to the
-games DLQ with their reason, transient failures retried by SQS."""
+games DLQ with their reason; games that meet contention or throttling sent back to the games
+queue as new messages (never left to use up maxReceiveCount); bugs retried by SQS."""
 
 import io
 import json
@@ -11,7 +12,7 @@ from support.faults import mentions
 from support.games import recent_game
 from support.handlers import LambdaContext, Stack, json_lines, metric_values
 from support.lambda_events import sqs_event
-from support.queues import peek_messages
+from support.queues import fail_sends, peek_messages, queue_depth, wait_for_messages
 
 from ratings import wiring
 
@@ -58,7 +59,7 @@ def test_a_batch_of_good_games_rates_them_all(
     assert dead_letters(stack) == {}
 
 
-def test_mixed_batch_fails_only_the_transient_record(
+def test_mixed_batch_settles_every_record_and_sends_the_throttled_one_back(
     games_queue: ModuleType, stack: Stack, capsys: pytest.CaptureFixture[str], logs: io.StringIO
 ) -> None:
     wiring.service().submit_game("backgammon", recent_game("g-taken", "alice", "bob"))
@@ -81,7 +82,11 @@ def test_mixed_batch_fails_only_the_transient_record(
     answer, event = run(games_queue, stack, bodies)
 
     ids = [record["messageId"] for record in event["Records"]]
-    assert failed_ids(answer) == {ids[7]}
+    assert failed_ids(answer) == set()  # the throttled one is back in the queue, delayed
+    (again,) = wait_for_messages(stack.sqs, stack.games_url)
+    assert again["Body"] == bodies[7]
+    assert again["MessageAttributes"]["requeues"]["StringValue"] == "1"
+    assert again["Attributes"]["ApproximateReceiveCount"] == "1"  # a new message
     letters = dead_letters(stack)
     assert set(letters) == {ids[2], ids[3], ids[4], ids[5], ids[6]}
     assert {ids[n]: letters[ids[n]]["reason"] for n in (2, 3, 4, 5, 6)} == {
@@ -99,7 +104,8 @@ def test_mixed_batch_fails_only_the_transient_record(
     metrics = metric_values(capsys.readouterr().out)
     assert metrics["GamesRated"] == 1
     assert metrics["MessagesDeadLettered"] == 5
-    assert metrics["ConflictsRetried"] == 8
+    assert metrics["MessagesRequeued"] == 1
+    assert metrics["ConflictsRetried"] > 8  # retried for the time budget, then sent back
     dead_lettered = [
         line
         for line in json_lines(logs.getvalue())
@@ -110,7 +116,7 @@ def test_mixed_batch_fails_only_the_transient_record(
     assert conflict["game_id"] == "g-taken"
 
 
-def test_the_retried_record_succeeds_once_the_store_recovers(
+def test_the_game_sent_back_is_rated_once_the_store_recovers(
     games_queue: ModuleType, stack: Stack
 ) -> None:
     faults = stack.dynamo_faults()
@@ -119,22 +125,49 @@ def test_the_retried_record_succeeds_once_the_store_recovers(
 
     first, _ = run(games_queue, stack, [body])
     wiring.reset()  # a new container: the throttling is over
-    second, _ = run(games_queue, stack, [body])
+    (again,) = wait_for_messages(stack.sqs, stack.games_url)
+    record = {"messageId": again["MessageId"], "body": again["Body"]}
+    record["messageAttributes"] = {"requeues": {"stringValue": "1", "dataType": "Number"}}
+    second = games_queue.lambda_handler(
+        {"Records": [record]}, LambdaContext(function_name="games-queue")
+    )
 
-    assert len(first["batchItemFailures"]) == 1
-    assert second == {"batchItemFailures": []}
+    assert first == second == {"batchItemFailures": []}
     assert wiring.service().get_game("backgammon", "g-later")["game_id"] == "g-later"
+    assert queue_depth(stack.sqs, stack.games_url) == 0
 
 
-def test_every_record_failing_is_still_a_partial_response(
+def test_a_game_sent_back_again_waits_longer(games_queue: ModuleType, stack: Stack) -> None:
+    stack.dynamo_faults().fail("TransactWriteItems", "ThrottlingException")
+    event = sqs_event(stack.games_arn, [queued(recent_game("g-again", "alice", "bob"))])
+    event["Records"][0]["messageAttributes"] = {
+        "requeues": {"stringValue": "3", "dataType": "Number"}
+    }
+    sent: list[dict[str, Any]] = []
+    wiring.sqs_client().meta.events.register(
+        "provide-client-params.sqs.SendMessage", lambda params, **_: sent.append(dict(params))
+    )
+
+    answer = games_queue.lambda_handler(event, LambdaContext(function_name="games-queue"))
+
+    assert answer == {"batchItemFailures": []}
+    (copy,) = sent
+    assert copy["MessageAttributes"]["requeues"]["StringValue"] == "4"
+    assert 20 <= copy["DelaySeconds"] <= 40  # 5 s doubled three times, jittered down to half
+
+
+def test_when_sending_back_fails_too_every_record_is_a_batch_item_failure(
     games_queue: ModuleType, stack: Stack
 ) -> None:
     stack.dynamo_faults().fail("BatchGetItem", "InternalServerError")
+    refused = fail_sends(wiring.sqs_client())
     bodies = [queued(recent_game(f"g-down-{n}", f"a{n}", f"b{n}")) for n in range(2)]
 
     answer, event = run(games_queue, stack, bodies)
 
+    # Still a partial response: SQS delivers both again after their visibility timeout.
     assert failed_ids(answer) == {record["messageId"] for record in event["Records"]}
+    assert refused == [stack.games_url] * 2
     assert dead_letters(stack) == {}
 
 

@@ -5,6 +5,7 @@ Each is refused with api.md's error body (a 4xx, never a 5xx), names the field w
 one, and changes nothing in the table.
 """
 
+import base64
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -57,6 +58,12 @@ def key_refused(
 ) -> Hostile:
     """A request refused for its x-api-key (missing, wrong, empty, a prefix of the key)."""
     return Hostile(name, method, path, body, 403, "forbidden", ("x-api-key",), api_key=api_key)
+
+
+def forged_cursor(rank: int, rating: int, player_id: str) -> str:
+    """A leaderboard cursor of the service's format around a position of our choosing."""
+    raw_position = json.dumps(["b", "backgammon", rank, rating, player_id], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw_position.encode()).decode().rstrip("=")
 
 
 def when(delta: timedelta) -> str:
@@ -481,6 +488,16 @@ def cases() -> list[Hostile]:
             "invalid_cursor",
             ("cursor",),
         ),
+        Hostile(
+            # A rating of 39 significant digits, which DynamoDB refuses in a key condition.
+            "cursor-rating-39-digits",
+            "GET",
+            "/v1/ladders/backgammon/leaderboard?cursor=" + forged_cursor(1, 10**38 + 1, "p"),
+            None,
+            400,
+            "invalid_cursor",
+            ("cursor",),
+        ),
         # Timestamps
         Hostile(
             "year-0001",
@@ -546,10 +563,12 @@ def cases() -> list[Hostile]:
             ("played_at", "14 days"),
         ),
         Hostile(
-            "10-minutes-ahead",
+            # Hours, not minutes, past the 5-minute allowance: the bodies are made when the
+            # suite is collected, which on a busy machine may be many minutes before they run.
+            "2-hours-ahead",
             "POST",
             GAMES,
-            json.dumps(game(played_at=when(timedelta(minutes=10)))),
+            json.dumps(game(played_at=when(timedelta(hours=2)))),
             400,
             "invalid_request",
             ("played_at", "5 minutes"),

@@ -527,8 +527,9 @@ def test_conflicts_that_never_stop_end_in_retry_later(
     with pytest.raises(RetryLater):
         racer.submit_game(LADDER, game("g-starved", "alice", "bob"))
 
-    attempts = RetryPolicy().attempts
-    assert racer.retries == attempts
+    # Every attempt lost to the game that cut in (the count is what the time budget allowed).
+    attempts = racer.retries
+    assert 1 < attempts <= RetryPolicy().attempts
     assert racing.interleaved == attempts
     with pytest.raises(NotFound):
         other.get_game(LADDER, "g-starved")

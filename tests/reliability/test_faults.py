@@ -118,8 +118,9 @@ def test_modest_faults_are_absorbed(stack: LocalStack, client: Client, sqs: Any)
 def test_a_caller_whose_game_keeps_conflicting_gets_503_and_its_retry_lands_once(
     stack: LocalStack, client: Client
 ) -> None:
-    # Every transaction cancelled: the service's 8 attempts run out, the caller is told to
-    # retry later, and nothing of the game is stored until the retry succeeds.
+    # Every transaction cancelled: the service retries for its time budget (4 s of the Api's
+    # 10), the caller is told to retry later, and nothing of the game is stored until the
+    # retry succeeds.
     game = {
         "game_id": "rl-0000",
         "players": [{"id": "rl-a"}, {"id": "rl-b"}],
@@ -134,7 +135,7 @@ def test_a_caller_whose_game_keeps_conflicting_gets_503_and_its_retry_lands_once
         stack.aws.faults = None
     assert status == 503, answer
     assert answer["error"]["code"] == "retry_later", answer
-    assert plan.injected["conflict"] == stack.metrics()[CONFLICTS_RETRIED] - retries_before == 8
+    assert plan.injected["conflict"] == stack.metrics()[CONFLICTS_RETRIED] - retries_before > 8
     status, player = client.get(f"/v1/ladders/{LADDER}/players/rl-a")
     assert (status, player["rating"], player["ranked_games"]) == (200, STARTING_RATING, 0)
     assert client.call("GET", f"/v1/ladders/{LADDER}/games/rl-0000")[0] == 404
@@ -151,11 +152,11 @@ def test_a_caller_whose_game_keeps_conflicting_gets_503_and_its_retry_lands_once
 def test_heavy_conflicts_make_the_service_retry(
     stack: LocalStack, client: Client, sqs: Any
 ) -> None:
-    # 70% of transactions cancelled: the service retries, its 8 attempts run out now and then
-    # (the HTTP client then gets 503 and sends again; an SQS record comes back after the
-    # visibility timeout), and every game still lands exactly once. How often the attempts run
-    # out depends on thread scheduling, so it is reported, not asserted (the test above pins
-    # that path down).
+    # 70% of transactions cancelled: the service retries, its time budget runs out now and
+    # then (the HTTP client then gets 503 and sends again; an SQS record is sent back to the
+    # queue, delayed), and every game still lands exactly once. How often the budget runs out
+    # depends on thread scheduling, so it is reported, not asserted (the test above pins that
+    # path down).
     plan = FaultPlan(rate=0.7, kinds=("conflict",), seed=12)
     figures = run_phase(stack, client, sqs, plan, "hc", 80, 22, poison=False)
     summary("faults-70%-conflicts", **figures)

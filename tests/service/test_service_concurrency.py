@@ -7,10 +7,16 @@ import pytest
 from support.games import NOW, FixedClock, game, ts
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.errors import GameConflict, NotFound, RetryLater, TransientStorageError
+from ratings.service.errors import (
+    GameConflict,
+    NotFound,
+    RetryLater,
+    TransientStorageError,
+    WriteConflict,
+)
 from ratings.service.facade import RatingService
 from ratings.service.results import Submitted
-from ratings.service.retries import RetryPolicy
+from ratings.service.retries import Retrier, RetryPolicy
 from ratings.storage.memory import InMemoryStorage
 
 # Duplicates ----------------------------------------------------------------------------------
@@ -192,9 +198,7 @@ def test_transient_storage_error_is_retried_with_a_bounded_sleep(
         storage,
         DEFAULT_LADDERS,
         clock=clock,
-        sleep=sleeps.append,
-        rng=random.Random(7),
-        on_retry=retried.append,
+        retrier=Retrier(sleep=sleeps.append, rng=random.Random(7), on_retry=retried.append),
     )
 
     def throttle() -> None:
@@ -221,9 +225,7 @@ def test_retries_are_bounded_and_end_in_retry_later(
         storage,
         DEFAULT_LADDERS,
         clock=clock,
-        retry=policy,
-        sleep=sleeps.append,
-        rng=random.Random(3),
+        retrier=Retrier(policy, sleep=sleeps.append, rng=random.Random(3)),
     )
     service.submit_game("backgammon", game("g-0", "hero", "zed"))
     interfering: list[Submitted] = []
@@ -260,3 +262,37 @@ def test_retries_are_bounded_and_end_in_retry_later(
     later = service.submit_game("backgammon", game("g-main", "hero", "bob"))
     assert later.created is True
     assert later.result["players"][0]["rating_before"] == hero["rating"]
+
+
+def test_retries_stop_at_the_time_budget_not_at_a_count(
+    storage: InMemoryStorage, clock: FixedClock
+) -> None:
+    """Contention is transient: a writer keeps retrying for as long as its budget allows
+    (a share of the function's time), however many attempts that takes."""
+    now = [0.0]
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        now[0] += seconds + 0.05  # each attempt itself takes 50 ms
+
+    policy = RetryPolicy(attempts=1000, base_seconds=0.01, cap_seconds=0.4, budget_seconds=4.0)
+    service = RatingService(
+        storage,
+        DEFAULT_LADDERS,
+        clock=clock,
+        retrier=Retrier(policy, sleep=sleep, timer=lambda: now[0], rng=random.Random(5)),
+    )
+
+    def conflict() -> None:
+        storage.before_commit = conflict
+        raise WriteConflict("hero")
+
+    storage.before_commit = conflict
+
+    with pytest.raises(RetryLater):
+        service.submit_game("backgammon", game("g-hot", "hero", "bob"))
+
+    assert service.retries == len(sleeps) + 1 > 8  # more than the old eight attempts
+    # Given up because the next sleep (at most the cap) would have ended past the budget.
+    assert policy.budget_seconds - policy.cap_seconds < now[0] <= policy.budget_seconds + 0.05

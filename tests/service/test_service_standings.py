@@ -14,6 +14,7 @@ from ratings.rules.ranking import RatingHistogram
 from ratings.service.errors import NotFound, NotRanked
 from ratings.service.facade import RatingService
 from ratings.service.player import Player
+from ratings.service.retries import Retrier
 from ratings.service.settings import Settings
 from ratings.service.stored import Standings
 from ratings.storage.memory import InMemoryRanks, InMemoryStorage
@@ -28,7 +29,7 @@ def make(storage: InMemoryStorage, clock: FixedClock, limit: int) -> RatingServi
         DEFAULT_LADDERS,
         settings=Settings(exact_rank_limit=limit),
         clock=clock,
-        sleep=lambda seconds: None,
+        retrier=Retrier(sleep=lambda seconds: None),
     )
 
 

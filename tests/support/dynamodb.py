@@ -5,6 +5,7 @@ the table (to see what is physically stored, expired items included)."""
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from botocore.client import BaseClient
@@ -97,9 +98,11 @@ class InterleavingWrites(DynamoWrites):
         super().__init__(table)
         self._interleave = interleave
 
-    def commit_game(self, game: StoredGame, players: Players, events: Events) -> None:
+    def commit_game(
+        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
+    ) -> None:
         self._interleave()
-        super().commit_game(game, players, events)
+        super().commit_game(game, players, events, now=now)
 
     def commit_tournament(
         self, tournament: StoredTournament, players: Players, events: Events

@@ -3,11 +3,16 @@ and the client raises exactly as if DynamoDB had answered the error, after botoc
 retries gave up, so the adapter's and the handlers' error handling is what runs.
 
 (The local stack injects its faults in the emulated AWS instead: ratings_local.faults.FaultPlan.)
+
+Also an endpoint that never answers: a store that hangs, for the clients' timeouts.
 """
 
 import json
+import socket
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,3 +79,34 @@ class DynamoFaults:
 def mentions(text: str) -> Matcher:
     """A request whose parameters mention `text` (a key, an id)."""
     return lambda params: text in json.dumps(params, default=str)
+
+
+@contextmanager
+def silent_endpoint() -> Iterator[str]:
+    """The URL of a server that accepts connections, reads what is sent and never answers:
+    every request to it ends in the client's read timeout."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stopping = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stopping.is_set():
+            try:
+                connection, _ = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            held.append(connection)
+
+    thread = threading.Thread(target=accept, name="silent-endpoint", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        stopping.set()
+        thread.join(timeout=2)
+        for connection in held:
+            connection.close()
+        server.close()

@@ -10,6 +10,7 @@ import pytest
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.ports import Storage
+from ratings.service.retries import Retrier
 from support.games import FixedClock
 
 
@@ -20,8 +21,7 @@ def rating_service(storage: Storage, clock: Callable[[], datetime]) -> RatingSer
         storage,
         DEFAULT_LADDERS,
         clock=clock,
-        sleep=lambda seconds: None,
-        rng=random.Random(20261129),
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
     )
 
 

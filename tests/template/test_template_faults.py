@@ -43,9 +43,19 @@ ALARM_CONFIGURATIONS = [
 ]
 
 
+#: The template's parameters that take an EventBridge rate expression.
+SCHEDULE_PARAMETERS = ("PodiumScheduleRate", "StandingsScheduleRate")
+
+
+@pytest.fixture(scope="module", params=SCHEDULE_PARAMETERS)
+def schedule_parameter(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    return name
+
+
 @pytest.fixture(scope="module")
-def schedule_pattern(template: dict[str, Any]) -> re.Pattern[str]:
-    return re.compile(template["Parameters"]["PodiumScheduleRate"]["AllowedPattern"])
+def schedule_pattern(template: dict[str, Any], schedule_parameter: str) -> re.Pattern[str]:
+    return re.compile(template["Parameters"][schedule_parameter]["AllowedPattern"])
 
 
 @pytest.mark.parametrize("rate", VALID_RATES)
@@ -64,9 +74,9 @@ def test_the_schedule_pattern_refuses_what_eventbridge_refuses(
 
 
 def test_the_default_schedule_is_valid(
-    template: dict[str, Any], schedule_pattern: re.Pattern[str]
+    template: dict[str, Any], schedule_parameter: str, schedule_pattern: re.Pattern[str]
 ) -> None:
-    assert schedule_pattern.fullmatch(template["Parameters"]["PodiumScheduleRate"]["Default"])
+    assert schedule_pattern.fullmatch(template["Parameters"][schedule_parameter]["Default"])
 
 
 def test_every_sqs_trigger_leaves_its_queue_six_timeouts_and_the_batching_window(
@@ -199,3 +209,15 @@ def test_each_key_has_a_throttle_and_a_quota_and_the_stage_its_own_limit(
     assert parameters["ApiStageBurstLimit"]["Default"] >= parameters["ApiKeyBurstLimit"]["Default"]
     (plan,) = resources_of(transformed, "AWS::ApiGateway::UsagePlan").values()
     assert set(plan["Properties"]) >= {"Throttle", "Quota", "ApiStages"}
+
+
+@pytest.mark.parametrize("kind", ["THROTTLED", "INTEGRATION_TIMEOUT", "INTEGRATION_FAILURE"])
+def test_the_gateways_own_retry_answers_say_when_to_retry(
+    template: dict[str, Any], kind: str
+) -> None:
+    """The function's 503 carries Retry-After; so do API Gateway's own 429 and 503 (a function
+    that still timed out, or could not be invoked), so one client rule serves them all."""
+    response = template["Resources"]["RatingsApi"]["Properties"]["GatewayResponses"][kind]
+
+    assert response["StatusCode"] in ("429", "503")
+    assert response["ResponseParameters"]["Headers"] == {"Retry-After": "'1'"}

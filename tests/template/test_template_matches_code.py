@@ -17,7 +17,7 @@ from ratings.storage.dynamodb import Leaderboard, RankedByTime, RatingsItem, tab
 #: The variables each function reads beyond the Globals (config.ENVIRONMENT says why).
 FUNCTION_ENVIRONMENT = {
     "ApiFunction": set(),
-    "GamesQueueFunction": {"RATINGS_GAMES_DLQ_URL"},
+    "GamesQueueFunction": {"RATINGS_GAMES_QUEUE_URL", "RATINGS_GAMES_DLQ_URL"},
     "AwardPodiumsFunction": {
         "RATINGS_PODIUM_QUEUE_URL",
         "RATINGS_PODIUM_DLQ_URL",
@@ -121,6 +121,7 @@ def test_variables_point_at_the_right_resources(template: dict[str, Any]) -> Non
     podiums = environment(template, "AwardPodiumsFunction")
 
     assert ref(games["RATINGS_TABLE"]) == "RatingsTable"
+    assert ref(games["RATINGS_GAMES_QUEUE_URL"]) == "GamesQueue"
     assert ref(games["RATINGS_GAMES_DLQ_URL"]) == "GamesDeadLetterQueue"
     assert ref(podiums["RATINGS_PODIUM_QUEUE_URL"]) == "PodiumQueue"
     assert ref(podiums["RATINGS_PODIUM_DLQ_URL"]) == "PodiumDeadLetterQueue"
@@ -218,6 +219,50 @@ def test_queue_redrive_and_visibility(template: dict[str, Any], queue: str) -> N
     assert properties["VisibilityTimeout"] >= 6 * timeout
     assert dlq_properties["MessageRetentionPeriod"] == 14 * 24 * 3600
     assert properties["MessageRetentionPeriod"] < dlq_properties["MessageRetentionPeriod"]
+
+
+def test_the_code_is_told_the_shortest_function_timeout(template: dict[str, Any]) -> None:
+    """Every AWS call's timeouts and retries are cut to fit RATINGS_FUNCTION_TIMEOUT: it must
+    be the Globals Timeout (the Api's), and no function may have less time than that."""
+    told = float(
+        template["Globals"]["Function"]["Environment"]["Variables"]["RATINGS_FUNCTION_TIMEOUT"]
+    )
+    timeouts = {name: function_property(template, name, "Timeout") for name in functions(template)}
+
+    assert told == template["Globals"]["Function"]["Timeout"] == timeouts["ApiFunction"]
+    assert min(timeouts.values()) == told
+    assert told == Config(table_name="any").function_timeout
+
+
+@pytest.mark.parametrize("queue", sorted(CONSUMERS))
+def test_each_consumer_may_send_to_its_own_queue_and_its_dlq(
+    template: dict[str, Any], queue: str
+) -> None:
+    """A message that met contention goes back to its own queue; a poison one to the DLQ."""
+    function, dlq = CONSUMERS[queue]
+    properties = template["Resources"][function]["Properties"]
+    if "Role" in properties:
+        role = template["Resources"][properties["Role"]["Fn::GetAtt"][0]]["Properties"]
+        statements = [
+            statement
+            for policy in role["Policies"]
+            for statement in policy["PolicyDocument"]["Statement"]
+        ]
+    else:
+        statements = [
+            statement
+            for policy in properties["Policies"]
+            if isinstance(policy, dict) and "Statement" in policy
+            for statement in policy["Statement"]
+        ]
+    targets = [
+        str(ref(resource))
+        for statement in statements
+        if statement["Action"] == "sqs:SendMessage"
+        for resource in statement["Resource"]
+    ]
+
+    assert sorted(targets) == sorted([queue, dlq])
 
 
 def test_the_drain_budget_is_well_inside_the_timeout(template: dict[str, Any]) -> None:

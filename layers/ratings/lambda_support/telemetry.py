@@ -4,6 +4,7 @@
 - GamesUnranked: unranked games stored, with the dimension `reason` (mode, bot, shared_network)
 - ConflictsRetried: commits redone because another writer got there first, or throttling
 - MessagesDeadLettered: queue messages that can never succeed, sent to their DLQ
+- MessagesRequeued: queue messages that met contention or throttling, sent back to their queue
 - PodiumsAwarded: tournaments whose podium was awarded (once per tournament id)
 """
 
@@ -21,6 +22,7 @@ GAMES_RATED = "GamesRated"
 GAMES_UNRANKED = "GamesUnranked"
 CONFLICTS_RETRIED = "ConflictsRetried"
 MESSAGES_DEAD_LETTERED = "MessagesDeadLettered"
+MESSAGES_REQUEUED = "MessagesRequeued"
 PODIUMS_AWARDED = "PodiumsAwarded"
 
 

@@ -11,10 +11,16 @@ import json
 from datetime import datetime
 from typing import Any
 
+from ratings.rules.fields import ID_PATTERN
 from ratings.service.errors import InvalidCursor
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 MAX_CURSOR = 1024
+#: Ratings and ranks in a cursor are integers of smaller magnitude than this: far beyond any
+#: rating the rules reach or rank a board has, exact in a JSON client's double, and well
+#: inside the 38 significant digits DynamoDB accepts in a key condition (a forged cursor with
+#: more would otherwise reach the engine, which refuses it: a 500, not the caller's 400).
+CURSOR_NUMBER_LIMIT = 10**15
 
 
 def encode_cursor(position: list[Any]) -> str:
@@ -46,8 +52,13 @@ def decode_history_cursor(
     if cursor is None:
         return None
     _listing, of_ladder, of_player, at, event_type, ref_id = _decode(cursor, "h", 6)
-    if (of_ladder, of_player) != (ladder, player_id) or not all(
-        isinstance(value, str) for value in (at, event_type, ref_id)
+    # The event's type and id become part of the key the read starts after: ids only.
+    if (
+        (of_ladder, of_player) != (ladder, player_id)
+        or not isinstance(at, str)
+        or not all(
+            isinstance(value, str) and ID_PATTERN.fullmatch(value) for value in (event_type, ref_id)
+        )
     ):
         raise InvalidCursor
     try:
@@ -71,7 +82,8 @@ def decode_leaderboard_cursor(cursor: object, ladder: str) -> tuple[int, tuple[i
         and type(rank) is int
         and type(rating) is int
         and isinstance(player_id, str)
-        and rank >= 0
+        and 0 <= rank < CURSOR_NUMBER_LIMIT
+        and abs(rating) < CURSOR_NUMBER_LIMIT
     ):
         raise InvalidCursor
     return rank, (rating, player_id)

@@ -5,16 +5,14 @@ write is one atomic commit through the writes port.
 A new use case is a module in `ratings.service.usecases` and a line here.
 """
 
-import random
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ratings.rules import Ladder
 from ratings.service.context import Context
 from ratings.service.ports import Storage
 from ratings.service.ranking import Ranking
 from ratings.service.results import JsonObject, LadderList, json_of
-from ratings.service.retries import Retrier, RetryPolicy
+from ratings.service.retries import Retrier
 from ratings.service.settings import Clock, Settings, utc_now
 from ratings.service.usecases.award_podium import AwardPodium
 from ratings.service.usecases.link_identity import LinkIdentity
@@ -37,15 +35,13 @@ class RatingService:
         *,
         settings: Settings | None = None,
         clock: Clock = utc_now,
-        retry: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        rng: random.Random | None = None,
-        on_retry: Callable[[str], None] | None = None,
+        retrier: Retrier | None = None,
     ) -> None:
+        """`retrier` redoes contended attempts (by default: the default policy, real sleeps)."""
         settings = settings or Settings()
         context = Context(ladders, settings, clock)
         writes = storage.writes
-        retrier = Retrier(retry, sleep=sleep, rng=rng, on_retry=on_retry)
+        retrier = retrier or Retrier()
         ranking = Ranking(storage.ranks, clock, settings.exact_rank_limit)
         self.retrier = retrier
         self.ranking = ranking

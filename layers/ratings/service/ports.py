@@ -24,6 +24,7 @@ from typing import Protocol
 
 from ratings.service import stored
 from ratings.service.player import Player
+from ratings.service.stored import Events, Players, StoredGame
 
 
 class Writes(ABC):
@@ -65,12 +66,15 @@ class Writes(ABC):
 
     @abstractmethod
     def commit_game(
-        self, game: stored.StoredGame, players: stored.Players, events: stored.Events
+        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
     ) -> None:
         """Store the game, the players' new states and the events together, or nothing.
 
         Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
-        version moved, TransientStorageError when the store asks to slow down.
+        version moved, TransientStorageError when the store asks to slow down. With `now`, a
+        stored game whose `expires_at` is at or before it counts as absent and is replaced:
+        expired records are deleted late (DynamoDB's TTL takes up to two days), and what a
+        caller is answered must not depend on when.
         """
 
     @abstractmethod

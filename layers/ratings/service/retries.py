@@ -13,11 +13,20 @@ Answer = TypeVar("Answer")
 
 
 class RetryPolicy(NamedTuple):
-    """Bounded retries with full jitter: attempt n sleeps uniform(0, min(cap, base * 2**n))."""
+    """Retries of an attempt that met a concurrent write, with full jitter: after attempt n it
+    sleeps uniform(0, min(cap, base * 2**n)). It gives up after `attempts`, or before a sleep
+    that would end past `budget_seconds` from the first attempt, whichever comes first.
 
-    attempts: int = 8
+    Contention is transient: a writer that keeps retrying gets through once the others are
+    done, so the time budget, not a count, is what bounds it (a hot player's twelve concurrent
+    writers outlast eight attempts). The budget is a share of the function's timeout
+    (`ratings.budgets`); the cap keeps late attempts frequent enough to win a turn.
+    """
+
+    attempts: int = 64
     base_seconds: float = 0.01
     cap_seconds: float = 0.4
+    budget_seconds: float = 4.0
 
     def delay(self, attempt: int, rng: random.Random) -> float:
         return rng.uniform(0, min(self.cap_seconds, self.base_seconds * 2**attempt))
@@ -31,11 +40,13 @@ class Retrier:
         policy: RetryPolicy | None = None,
         *,
         sleep: Callable[[float], None] = time.sleep,
+        timer: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
         on_retry: Callable[[str], None] | None = None,
     ) -> None:
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
+        self._timer = timer
         self._rng = rng or random.Random()
         self._on_retry = on_retry
         #: Attempts redone since this retrier was made.
@@ -43,18 +54,24 @@ class Retrier:
 
     def run(self, what: str, attempt: Callable[[], Answer]) -> Answer:
         """The answer of the first attempt that is not met by WriteConflict or
-        TransientStorageError; RetryLater once every attempt was."""
-        attempts = self.policy.attempts
-        for number in range(attempts):
+        TransientStorageError; RetryLater once the attempts or the time budget ran out."""
+        policy = self.policy
+        started = self._timer()
+        number = 0
+        while True:
             try:
                 return attempt()
             except (WriteConflict, TransientStorageError):
                 self.retries += 1
                 if self._on_retry is not None:
                     self._on_retry(what)
-                if number + 1 < attempts:
-                    self._sleep(self.policy.delay(number, self._rng))
+                delay = policy.delay(number, self._rng)
+                number += 1
+                out_of_time = self._timer() - started + delay > policy.budget_seconds
+                if number == policy.attempts or out_of_time:
+                    break
+                self._sleep(delay)
         raise RetryLater(
-            f"the {what} could not be stored after {attempts} attempts "
+            f"the {what} could not be stored after {number} attempts "
             "because of concurrent updates or throttling; retry later"
         )

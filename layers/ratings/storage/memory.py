@@ -17,6 +17,7 @@ from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
 from ratings.service.results import GAME_EVENT
+from ratings.service.stored import Events, Players, StoredGame
 
 _Record = TypeVar("_Record", stored.StoredGame, stored.StoredTournament)
 
@@ -128,10 +129,21 @@ class InMemoryWrites(Writes):
         return self._tables.links.get(player_id, player_id)
 
     def commit_game(
-        self, game: stored.StoredGame, players: stored.Players, events: stored.Events
+        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
     ) -> None:
         games = self._tables.games
-        self._commit(players, events, lambda: _put_new(games, game, game.game_id))
+
+        def put_game() -> Callable[[], None]:
+            current = games.get((game.ladder, game.game_id))
+            if current is not None and (now is None or current.expires_at > now):
+                raise AlreadyStored(game.game_id)
+
+            def apply() -> None:
+                games[(game.ladder, game.game_id)] = game  # an expired one is replaced
+
+            return apply
+
+        self._commit(players, events, put_game)
 
     def commit_tournament(
         self, tournament: stored.StoredTournament, players: stored.Players, events: stored.Events

@@ -85,6 +85,12 @@ class SubmitGame(NamedTuple):
         return commit_once(
             stored,
             conflict,
-            lambda: self.writes.commit_game(stored, rated, events),
-            lambda: self.results.get_game(stored.ladder, stored.game_id),
+            # An expired record is replaced, as if TTL had deleted it already.
+            lambda: self.writes.commit_game(stored, rated, events, now=now),
+            lambda: _unexpired(self.results.get_game(stored.ladder, stored.game_id), now),
         )
+
+
+def _unexpired(stored: StoredGame | None, now: datetime) -> StoredGame | None:
+    """A game's record, unless it has expired (TTL deletes late): then it counts as gone."""
+    return stored if stored is not None and stored.expires_at > now else None

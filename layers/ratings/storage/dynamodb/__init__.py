@@ -18,6 +18,7 @@ from ratings.service.ports import HistoryView, LeaderboardView, RankView, Result
 from ratings.storage.dynamodb.history import DynamoHistory
 from ratings.storage.dynamodb.layout import (
     BoundTable,
+    Client,
     Leaderboard,
     RankedByTime,
     RatingsItem,
@@ -31,6 +32,9 @@ from ratings.storage.dynamodb.ranks import DynamoRanks
 from ratings.storage.dynamodb.results import DynamoResults
 from ratings.storage.dynamodb.writes import DynamoWrites
 
+#: pynamodb's own timeouts and retries.
+DEFAULT_CLIENT = Client()
+
 
 class DynamoStorage:
     """Each storage port on one DynamoDB table (real, or emulated locally and in tests)."""
@@ -42,8 +46,11 @@ class DynamoStorage:
         region: str = "us-east-1",
         endpoint_url: str | None = None,
         leaderboard_shards: int = 4,
+        client: Client = DEFAULT_CLIENT,
     ) -> None:
-        self.table = BoundTable(table_name, region, endpoint_url, leaderboard_shards)
+        """`client`: the table client's timeouts and retries (pynamodb's defaults unless
+        given; wiring fits them to the function's time)."""
+        self.table = BoundTable(table_name, region, endpoint_url, leaderboard_shards, client)
         self.writes: Writes = DynamoWrites(self.table)
         self.results: ResultsView = DynamoResults(self.table)
         self.history: HistoryView = DynamoHistory(self.table)
@@ -61,6 +68,7 @@ class DynamoStorage:
 
 
 __all__ = [
+    "Client",
     "DynamoStorage",
     "Leaderboard",
     "RankedByTime",

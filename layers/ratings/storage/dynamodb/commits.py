@@ -4,6 +4,7 @@ came from), and a cancelled transaction read back as what it means.
 """
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import NamedTuple
 
 from pynamodb.exceptions import TransactWriteError
@@ -42,12 +43,19 @@ def commit_created(
     created: RatingsItem,
     players: Sequence[Player],
     events: Sequence[PlayerEvent],
+    *,
+    expired_by: datetime | None = None,
 ) -> None:
-    """A result created once (game, tournament), with the states and events it changes."""
+    """A result created once (game, tournament), with the states and events it changes; with
+    `expired_by`, a stored one whose expires_at is at or before it is replaced, as absent."""
+    absent = RatingsItem.pk.does_not_exist()
+    if expired_by is not None:
+        # Past its expires_at the record counts as gone, whether or not TTL deleted it.
+        absent = absent | (RatingsItem.expires_at <= expired_by)
     _transact(
         table,
         [
-            _Tx(created, RatingsItem.pk.does_not_exist(), AlreadyStored),
+            _Tx(created, absent, AlreadyStored),
             *_state_puts(table, players),
             *(_Tx(event_item(event), None, WriteConflict) for event in events),
         ],

@@ -8,7 +8,11 @@ from typing import NoReturn
 
 from pynamodb.exceptions import PynamoDBException, TransactWriteError
 
-from ratings.aws_errors import TRANSIENT_AWS_CODES, TRANSIENT_CANCELLATION_REASONS
+from ratings.aws_errors import (
+    TRANSIENT_AWS_CODES,
+    TRANSIENT_CANCELLATION_REASONS,
+    is_transient_aws_error,
+)
 from ratings.service.errors import TransientStorageError, WriteConflict
 
 #: Cancellation reasons that mean another writer got there first.
@@ -17,14 +21,34 @@ _CONFLICT_REASONS = frozenset({"TransactionConflict", "ConditionalCheckFailed"})
 
 @contextmanager
 def transient_as_storage_error() -> Iterator[None]:
-    """Inside the block, a pynamodb error with a transient code becomes TransientStorageError;
-    any other error passes unchanged."""
+    """Inside the block, a pynamodb error with a transient code, or one that never got an
+    answer (could not connect, timed out), becomes TransientStorageError; any other error
+    passes unchanged."""
     try:
         yield
     except PynamoDBException as error:
-        if error.cause_response_code in TRANSIENT_AWS_CODES:
+        if is_transient(error):
             raise TransientStorageError(str(error)) from error
         raise
+
+
+def response_code(error: PynamoDBException) -> str | None:
+    """DynamoDB's error code of the request behind `error`; None when there was no answer.
+
+    (pynamodb's own `cause_response_code` fails on a timeout, whose cause has a `response`
+    of None: the store's slowness became an AttributeError, and a 500.)
+    """
+    response = getattr(error.cause, "response", None)
+    if not isinstance(response, dict):
+        return None
+    code = response.get("Error", {}).get("Code")
+    return code if isinstance(code, str) else None
+
+
+def is_transient(error: PynamoDBException) -> bool:
+    """The request behind `error` may succeed if sent again (`ratings.aws_errors` decides)."""
+    cause = error.cause
+    return isinstance(cause, BaseException) and is_transient_aws_error(cause)
 
 
 def raise_for_cancelled(error: TransactWriteError, failed: Sequence[Exception]) -> NoReturn:
@@ -38,6 +62,6 @@ def raise_for_cancelled(error: TransactWriteError, failed: Sequence[Exception]) 
     if codes & _CONFLICT_REASONS:
         raise WriteConflict(str(codes)) from error
     transient = TRANSIENT_AWS_CODES | TRANSIENT_CANCELLATION_REASONS
-    if error.cause_response_code in TRANSIENT_AWS_CODES or codes & transient:
+    if is_transient(error) or codes & transient:
         raise TransientStorageError(str(error)) from error
     raise error

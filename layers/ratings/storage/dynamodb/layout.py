@@ -10,7 +10,7 @@ import json
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from pynamodb.attributes import (
     BooleanAttribute,
@@ -28,6 +28,7 @@ from pynamodb.indexes import (
     LocalSecondaryIndex,
 )
 from pynamodb.models import Model
+from pynamodb.settings import get_settings_value
 
 from ratings.service.player import Player
 from ratings.service.results import GAME_EVENT
@@ -158,11 +159,22 @@ class StandingsItem(RatingsItem, discriminator="standings"):
     refreshed_at = UnicodeAttribute()
 
 
+class Client(NamedTuple):
+    """The table client's timeouts and retries: pynamodb's defaults (15 s, 30 s, 3) where
+    None (wiring fits them to the function's time)."""
+
+    connect_timeout_seconds: float | None = None
+    read_timeout_seconds: float | None = None
+    max_retry_attempts: int | None = None
+
+
 class BoundTable:
     """The models bound to one table, the connection every request goes through, and the
     requests every adapter makes (transient failures raised as TransientStorageError)."""
 
-    def __init__(self, table_name: str, region: str, endpoint_url: str | None, shards: int) -> None:
+    def __init__(
+        self, table_name: str, region: str, endpoint_url: str | None, shards: int, client: Client
+    ) -> None:
         if shards < 1:
             raise ValueError("leaderboard_shards must be at least 1")
         # The models are process-wide classes; one process serves one table.
@@ -170,6 +182,8 @@ class BoundTable:
         meta.table_name = table_name
         setattr(meta, "region", region)  # noqa: B010 - pynamodb reads these optional settings
         setattr(meta, "host", endpoint_url)  # noqa: B010
+        for name, value in client._asdict().items():
+            setattr(meta, name, get_settings_value(name) if value is None else value)
         RatingsItem._connection = None  # rebind to the table configured above
         self.table_name = table_name
         self.endpoint_url = endpoint_url

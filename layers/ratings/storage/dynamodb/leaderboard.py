@@ -1,6 +1,17 @@
 """The leaderboard view on DynamoDB: pages of the sharded `leaderboard` index, from the top,
 after a position or just before one. Each shard is one Query a page (eventually consistent,
 as global indexes are); the shards' rows are merged in leaderboard order.
+
+The index is a global secondary index, so eventually consistent: AWS documents that a change
+reaches it asynchronously (normally within a second), and until then a query of it returns
+the entry as it was, or both an old and a new one. A player whose rating just changed could be
+listed twice, or at a rating they no longer have; an anonymous id linked a moment ago could be
+listed beside its account. So the entries read are checked against the players' states (one
+strongly consistent BatchGetItem): each player is listed once, at the rating their state has
+now, and only where that rating places them within the part of the index read; an entry
+whose player is no longer on the board (an absorbed anonymous id) is left out. Entries found
+stale leave a page short: the index is then read on past them, until the page is full or the
+index ends.
 """
 
 from collections.abc import Callable, Iterator, Sequence
@@ -10,7 +21,15 @@ from pynamodb.expressions.condition import Condition
 from ratings.rules.ranking import board_order
 from ratings.service.ports import LeaderboardView
 from ratings.service.stored import LeaderboardRow
-from ratings.storage.dynamodb.layout import LEADERBOARD_INDEX, BoundTable, RatingsItem
+from ratings.storage.dynamodb.layout import (
+    LEADERBOARD_INDEX,
+    STATE_SK,
+    BoundTable,
+    RatingsItem,
+    StateItem,
+    player_key,
+    player_of,
+)
 
 
 class DynamoLeaderboard(LeaderboardView):
@@ -23,22 +42,101 @@ class DynamoLeaderboard(LeaderboardView):
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
     ) -> Sequence[LeaderboardRow]:
-        rows: list[LeaderboardRow] = []
-        for shard in self._table.leaderboard_shards(ladder):
-            rows.extend(self._shard_top(shard, limit, after))
-        rows.sort(key=lambda row: board_order(row.rating, row.player_id))
-        return rows[:limit]
+        """The first `limit` players after `after`, each at their current rating."""
+        if limit <= 0:
+            return []
+        start = None if after is None else board_order(*after)
+        checked: dict[str, LeaderboardRow | None] = {}
+        read_after = after
+        while True:
+            entries = self._index_after(ladder, limit, read_after)
+            self._check(ladder, entries, checked)
+            ended = len(entries) < limit  # every shard ran out: nothing lies further down
+            boundary = None if ended else order_of(entries[-1])
+            # Everyone met so far whose place now is within what was read (a player who
+            # moved down past it is met again further down; one who moved up, before it).
+            listed = [
+                row
+                for row in checked.values()
+                if row is not None
+                and (start is None or order_of(row) > start)
+                and (boundary is None or order_of(row) <= boundary)
+            ]
+            if ended or len(listed) >= limit:
+                return sorted(listed, key=order_of)[:limit]
+            read_after = (entries[-1].rating, entries[-1].player_id)
 
     def leaderboard_before(
         self, ladder: str, limit: int, before: tuple[int, str]
     ) -> Sequence[LeaderboardRow]:
+        """The `limit` players nearest ahead of `before`, each at their current rating."""
         if limit <= 0:
             return []
+        end = board_order(*before)
+        checked: dict[str, LeaderboardRow | None] = {}
+        read_before = before
+        while True:
+            entries = self._index_before(ladder, limit, read_before)
+            self._check(ladder, entries, checked)
+            ended = len(entries) < limit  # the top of every shard was reached
+            boundary = None if ended else order_of(entries[0])
+            listed = [
+                row
+                for row in checked.values()
+                if row is not None
+                and order_of(row) < end
+                and (boundary is None or order_of(row) >= boundary)
+            ]
+            if ended or len(listed) >= limit:
+                return sorted(listed, key=order_of)[-limit:]
+            read_before = (entries[0].rating, entries[0].player_id)
+
+    def _index_after(
+        self, ladder: str, limit: int, after: tuple[int, str] | None
+    ) -> list[LeaderboardRow]:
+        """The index's first `limit` entries after `after`, as the index has them."""
+        rows: list[LeaderboardRow] = []
+        for shard in self._table.leaderboard_shards(ladder):
+            rows.extend(self._shard_top(shard, limit, after))
+        rows.sort(key=order_of)
+        return rows[:limit]
+
+    def _index_before(
+        self, ladder: str, limit: int, before: tuple[int, str]
+    ) -> list[LeaderboardRow]:
+        """The index's `limit` entries nearest ahead of `before`, as the index has them."""
         rows: list[LeaderboardRow] = []
         for shard in self._table.leaderboard_shards(ladder):
             rows.extend(self._shard_before(shard, limit, before))
-        rows.sort(key=lambda row: board_order(row.rating, row.player_id))
+        rows.sort(key=order_of)
         return rows[-limit:]
+
+    def _check(
+        self,
+        ladder: str,
+        entries: Sequence[LeaderboardRow],
+        checked: dict[str, LeaderboardRow | None],
+    ) -> None:
+        """Add to `checked` each new player of the index `entries` as their state has them now
+        (strongly consistent), or None when they are no longer on the board."""
+        unread = list(
+            dict.fromkeys(row.player_id for row in entries if row.player_id not in checked)
+        )
+        if not unread:
+            return
+        keys = [(player_key(ladder, player_id), STATE_SK) for player_id in unread]
+        states = {
+            item.player_id: player_of(item)
+            for item in self._table.batch_get(keys)
+            if isinstance(item, StateItem)
+        }
+        for player_id in unread:
+            state = states.get(player_id)
+            checked[player_id] = (
+                LeaderboardRow(player_id, state.rating, state.ranked_games)
+                if state is not None and state.on_the_board
+                else None
+            )
 
     def _shard_top(
         self, shard: str, limit: int, after: tuple[int, str] | None
@@ -105,3 +203,7 @@ class DynamoLeaderboard(LeaderboardView):
                 taken += 1
                 if taken == limit:
                     boundary = rating
+
+
+def order_of(row: LeaderboardRow) -> tuple[int, str]:
+    return board_order(row.rating, row.player_id)

@@ -24,7 +24,7 @@ from ratings.service.stored import (
     StoredTournament,
 )
 from ratings.storage.dynamodb import commits
-from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.storage.dynamodb.errors import response_code, transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
@@ -158,8 +158,10 @@ class DynamoWrites(Writes):
         item = self._table.get(link_key(player_id), ANON_SK)
         return item.other_id if isinstance(item, LinkItem) else player_id
 
-    def commit_game(self, game: StoredGame, players: Players, events: Events) -> None:
-        commits.commit_created(self._table, game_item(game), players, events)
+    def commit_game(
+        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
+    ) -> None:
+        commits.commit_created(self._table, game_item(game), players, events, expired_by=now)
 
     def commit_tournament(
         self, tournament: StoredTournament, players: Players, events: Events
@@ -185,7 +187,7 @@ class DynamoWrites(Writes):
             try:
                 item.save(condition=newer_only)
             except PutError as error:
-                if error.cause_response_code == "ConditionalCheckFailedException":
+                if response_code(error) == "ConditionalCheckFailedException":
                     return False
                 raise
         return True
