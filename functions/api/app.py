@@ -27,6 +27,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from ratings import wiring
 from ratings.lambda_support import deadline, payloads, telemetry
 from ratings.lambda_support.problems import Problem, problem_for, refused
+from ratings.lambda_support.routes import MODERATION_ROUTES
 from ratings.service.errors import Disposition, InvalidInput
 from ratings.service.results import LadderList, json_of
 
@@ -178,9 +179,10 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
 
 
 def methods_of(path: str) -> str:
-    """The methods of the route `path` is on, as an Allow header; empty for no route."""
-    methods = set()
-    for template, route_methods in ROUTES.items():
+    """The methods of the route `path` is on (the Moderation function's included), as an
+    Allow header; empty for no route."""
+    methods: set[str] = set()
+    for template, route_methods in [*ROUTES.items(), *MODERATION_ROUTES.items()]:
         if re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", template), path):  # ids have no "/"
             methods |= route_methods
     return ", ".join(sorted(methods))

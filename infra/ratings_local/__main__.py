@@ -36,6 +36,14 @@ def parse_args(argv: list[str]) -> Options:
         help="require this x-api-key (default: $RATINGS_API_KEY; unset accepts any request)",
     )
     parser.add_argument(
+        "--moderation-key",
+        default=os.environ.get("RATINGS_MODERATION_KEY"),
+        help=(
+            "require this x-moderation-key on the moderation routes (erasure), as the deployed "
+            "API requires a signed request (default: $RATINGS_MODERATION_KEY; unset: not checked)"
+        ),
+    )
+    parser.add_argument(
         "--exact-rank-limit",
         type=int,
         default=None,
@@ -60,6 +68,7 @@ def parse_args(argv: list[str]) -> Options:
         host=args.host,
         schedule_interval=args.schedule_interval,
         api_key=args.api_key or None,
+        moderation_key=args.moderation_key or None,
         exact_rank_limit=args.exact_rank_limit,
         template=args.template,
         dynamodb_local=args.dynamodb_local,

@@ -1,4 +1,5 @@
-"""The local API Gateway: HTTP requests in, REST proxy events to the Api function, HTTP out.
+"""The local API Gateway: HTTP requests in, REST proxy events to the function of the route
+(`ratings_local.routing`: the Api, or Moderation under the moderation key), HTTP out.
 
 The events are what API Gateway's REST API sends a Lambda proxy integration: `resource` the
 template's path the request matched (/v1/ladders/{ladder}/players/{player_id}), `path` as the
@@ -19,12 +20,17 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+if TYPE_CHECKING:
+    from ratings_local.routing import Routing, Target
 
 #: API Gateway's own payload limit; the Api function enforces the service's 64 KiB.
 MAX_PAYLOAD = 10 * 1024 * 1024
 JSON: Mapping[str, str] = {"Content-Type": "application/json"}
+#: The local stand-in for the deployed moderation credential (a SigV4 signature).
+MODERATION_KEY_HEADER = "x-moderation-key"
 #: A local-only route's answer: status, headers, body.
 LocalAnswer = tuple[int, Mapping[str, str], bytes]
 #: Headers as the client sent them: (name, value) pairs, in order, repeats included.
@@ -161,16 +167,19 @@ class LocalApiServer(ThreadingHTTPServer):
     def __init__(
         self,
         address: tuple[str, int],
-        invoke_api: Callable[[dict[str, Any]], Any],
+        invoke_api: "Callable[[Target, dict[str, Any]], Any]",
         local_routes: Callable[[str, str, bytes], LocalAnswer | None],
         api_key: str | None,
-        routes: ApiRoutes,
+        routing: "Routing",
+        moderation_key: str | None = None,
     ) -> None:
         super().__init__(address, _Handler)
         self.invoke_api = invoke_api
         self.local_routes = local_routes
         self.api_key = api_key
-        self.routes = routes
+        self.routing = routing
+        self.routes = routing.routes
+        self.moderation_key = moderation_key
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -228,14 +237,23 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.api_key is not None and _header(sent, "x-api-key") != self.server.api_key:
             self._error(403, "forbidden", "send a valid API key in the x-api-key header")
             return
+        target = self.server.routing.target(self.command, urlsplit(self.path).path or "/")
+        if target is None:
+            self._error(404, "not_found", f"no route {self.command} {self.path}")
+            return
+        key = self.server.moderation_key
+        if target.signed and key is not None and _header(sent, MODERATION_KEY_HEADER) != key:
+            message = f"this route takes the moderation key in the {MODERATION_KEY_HEADER} header"
+            self._error(403, "forbidden", message)
+            return
         event = proxy_event(
             self.command, self.path, sent, body, self.client_address[0], routes=self.server.routes
         )
         try:
-            response = self.server.invoke_api(event)
+            response = self.server.invoke_api(target, event)
         except Exception as error:  # the invocation failed (or timed out): API Gateway answers 502
             print(f"[api] {self.command} {self.path}: the invocation failed: {error}", flush=True)
-            self._error(502, "bad_gateway", f"the Api function failed: {error}")
+            self._error(502, "bad_gateway", f"the {target.logical_id} function failed: {error}")
             return
         self._send_proxy_response(response)
 

@@ -11,17 +11,18 @@ answers either. Outside the Lambda runtime path: the local stack serves it (/swa
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from ratings.rules import Ladder
 from ratings.rules.fields import ID
 from ratings.rules.submission import game_body, parse_game
-from ratings.service.declared import ref
+from ratings.service.declared import nullable, ref
 from ratings.service.parameters import MAX_PAGE
 from ratings.service.requests import LINK, parse_link
 from ratings.wiring import LADDERS
+from ratings_local import openapi_moderation, openapi_sanctions
 from ratings_local.result_schemas import result_schemas
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack
@@ -32,8 +33,9 @@ Schema = dict[str, Any]
 DEPLOYED_URL = "https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}"
 GAME_RULES = (
     "Besides the schema, a game is refused (400, naming the field) when its two players are "
-    "the same id, when `winner` is not one of the players' ids, or when `played_at` is more "
-    "than 5 minutes in the future or more than 14 days old."
+    "the same id or the same account after linking, when `winner` is not one of the players' "
+    "ids, or when `played_at` is more than 5 minutes in the future or more than 14 days old. "
+    "A game with a player being erased is 503 erasure_pending (retry later)."
 )
 LINK_RULES = (
     "Besides the schema: `account_id` must differ from `anonymous_id` (400), and a link that "
@@ -47,10 +49,13 @@ ERRORS = {
     "allowed (also a body that is not JSON or not UTF-8); code `invalid_cursor`: a cursor "
     "that is not the next_cursor of a previous page of the same listing",
     403: "API Gateway: x-api-key missing or not a key of the usage plan (locally: only when "
-    "the stack has a key)",
-    404: "Code `not_found`: unknown ladder, or a game, tournament or path that is not there; "
+    "the stack has a key); on a moderation route, also a request not signed by an identity "
+    "allowed to call it (locally: without the stack's x-moderation-key, when it has one)",
+    404: "Code `not_found`: unknown ladder, or a game, tournament, sanction or path that is "
+    "not there; "
     "code `not_ranked`: the leaderboard around a player without ranked games",
-    409: "Conflict: the id was already used with other content, or the link contradicts one",
+    409: "Conflict: the id was already used with other content, or the link contradicts one, "
+    "or the player is already under another sanction",
     413: "A body over 64 KiB",
     429: "API Gateway: more requests than the key's rate or quota allows",
     503: "Busy or briefly unavailable: retry later with backoff",
@@ -60,6 +65,18 @@ EVERY_ROUTE = (400, 403, 413, 429, 503)
 
 
 ID_SCHEMA = ID.schema()
+
+
+def _closed(properties: Mapping[str, Schema], optional: Iterable[str] = ()) -> Schema:
+    """A closed object (for the sanctions' schemas, written in `openapi_sanctions`): every
+    property required except `optional`, nothing else allowed."""
+    skipped = set(optional)
+    return {
+        "type": "object",
+        "properties": dict(properties),
+        "required": [name for name in properties if name not in skipped],
+        "additionalProperties": False,
+    }
 
 
 # Examples ---------------------------------------------------------------------------------
@@ -267,6 +284,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             ),
         }
     }
+    found.update(openapi_sanctions.sanction_paths(ladders, _responses, ref))
     return found
 
 
@@ -296,17 +314,25 @@ def document(
             "title": "Elo ratings",
             "version": "1",
             "description": (
-                "Rate games; read ratings, histories, leaderboards and podiums (docs/api.md). "
+                "Rate games; read ratings, histories, leaderboards and podiums; erase a player "
+                "(docs/api.md). "
                 "Every answer is JSON; every error has the body ErrorBody. A known path with a "
                 "method it does not take is 405 method_not_allowed with an Allow header."
             ),
         },
         "servers": servers,
         "security": [{"apiKey": []}],
-        "paths": paths(ladders),
+        "paths": {**paths(ladders), **openapi_moderation.paths()},
         "components": {
-            "schemas": result_schemas(ladders),
-            "securitySchemes": {"apiKey": {"type": "apiKey", "name": "x-api-key", "in": "header"}},
+            "schemas": {
+                **result_schemas(ladders),
+                **openapi_sanctions.sanction_schemas(_closed, nullable),
+                **openapi_moderation.schemas(),
+            },
+            "securitySchemes": {
+                "apiKey": {"type": "apiKey", "name": "x-api-key", "in": "header"},
+                openapi_moderation.SECURITY_SCHEME: openapi_moderation.security_scheme(),
+            },
         },
     }
 

@@ -29,8 +29,9 @@ from ratings_local.aws import EmulatedAws
 from ratings_local.dynamodb_local import DynamoDBLocal
 from ratings_local.environments import Metrics
 from ratings_local.functions import DEFAULT_MAX_CONCURRENCY, LocalFunction
-from ratings_local.http_api import JSON, ApiRoutes, LocalAnswer, LocalApiServer
+from ratings_local.http_api import JSON, LocalAnswer, LocalApiServer
 from ratings_local.resources import CreatedResources, create_resources
+from ratings_local.routing import Routing, Target
 from ratings_local.sources import SqsMapping, SqsPoller, scheduled_event, sqs_record
 from ratings_local.template import DEFAULT_TEMPLATE, StackSpec, read_stack, resolve
 
@@ -43,6 +44,8 @@ QUEUE_ROLES = {
     "games_dlq": "GamesDeadLetterQueue",
     "podiums": "PodiumQueue",
     "podiums_dlq": "PodiumDeadLetterQueue",
+    "moderation_jobs": "ModerationJobsQueue",
+    "moderation_jobs_dlq": "ModerationJobsDeadLetterQueue",
 }
 
 
@@ -54,6 +57,8 @@ class Options:
     region: str = "us-east-1"
     schedule_interval: float = 60.0
     api_key: str | None = None
+    #: The key moderation routes require in x-moderation-key (None: not enforced).
+    moderation_key: str | None = None
     #: The template's ExactRankLimit, when not its default.
     exact_rank_limit: int | None = None
     template: Path = DEFAULT_TEMPLATE
@@ -123,14 +128,15 @@ class LocalStack:
         self._warm()
         self._start_consumers()
         self._start_schedules()
-        api = self._api_function()
-        if api is not None:
+        routing = Routing(self.spec.functions.values())
+        if routing.functions:
             self._api = LocalApiServer(
                 (self.options.host, self.options.port),
-                api.invoke,
+                self._invoke_api,
                 self._local_route,
                 self.options.api_key,
-                ApiRoutes(api.spec.api_paths()),
+                routing,
+                self.options.moderation_key,
             )
             self._spawn("api", self._api.serve_forever, 0.05)
 
@@ -206,11 +212,8 @@ class LocalStack:
                 total[name] += value
         return total
 
-    def _api_function(self) -> LocalFunction | None:
-        for function in self.functions.values():
-            if "Api" in function.spec.triggers():
-                return function
-        return None
+    def _invoke_api(self, target: Target, event: dict[str, Any]) -> Any:
+        return self.functions[target.logical_id].invoke(event)
 
     # Local routes ------------------------------------------------------------------------
 

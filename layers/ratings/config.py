@@ -16,6 +16,8 @@ ENVIRONMENT = {
     "RATINGS_PODIUM_QUEUE_URL": "podium queue to drain (AwardPodiums function)",
     "RATINGS_PODIUM_DLQ_URL": "podium dead-letter queue (AwardPodiums function)",
     "RATINGS_DRAIN_SECONDS": "time budget of one podium drain (default 60)",
+    "RATINGS_MODERATION_JOBS_QUEUE_URL": "moderation jobs queue (Moderation, ModerationWorker)",
+    "RATINGS_MODERATION_JOBS_DLQ_URL": "moderation jobs dead-letter queue (ModerationWorker)",
 }
 
 
@@ -37,6 +39,8 @@ class Config(NamedTuple):
     podium_queue_url: str | None = None
     podium_dlq_url: str | None = None
     drain_seconds: float = 60.0
+    moderation_jobs_queue_url: str | None = None
+    moderation_jobs_dlq_url: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Config":
@@ -55,6 +59,8 @@ class Config(NamedTuple):
             podium_queue_url=env.get("RATINGS_PODIUM_QUEUE_URL") or None,
             podium_dlq_url=env.get("RATINGS_PODIUM_DLQ_URL") or None,
             drain_seconds=float(env.get("RATINGS_DRAIN_SECONDS", "60")),
+            moderation_jobs_queue_url=env.get("RATINGS_MODERATION_JOBS_QUEUE_URL") or None,
+            moderation_jobs_dlq_url=env.get("RATINGS_MODERATION_JOBS_DLQ_URL") or None,
         )
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, cast
 from ratings import budgets
 from ratings.config import Config
 from ratings.lambda_support import deadline
+from ratings.lambda_support.job_queue import SqsJobQueue
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.retries import Retrier, RetryPolicy
@@ -53,7 +54,19 @@ def build_service(config: Config, storage: "DynamoStorage") -> RatingService:
         exact_rank_limit=config.exact_rank_limit,
     )
     retry = RetryPolicy(budget_seconds=budgets.retry_seconds(config.function_timeout))
-    return RatingService(storage, LADDERS, settings=settings, retrier=Retrier(retry))
+    jobs_queue = SqsJobQueue(sqs_client, lambda: _jobs_queue_url(config))
+    return RatingService(
+        storage, LADDERS, settings=settings, retrier=Retrier(retry), job_queue=jobs_queue
+    )
+
+
+def _jobs_queue_url(config: Config) -> str:
+    if not config.moderation_jobs_queue_url:
+        raise RuntimeError(
+            "RATINGS_MODERATION_JOBS_QUEUE_URL is not set: the template sets it for the "
+            "functions that queue moderation jobs"
+        )
+    return config.moderation_jobs_queue_url
 
 
 @cache

@@ -58,9 +58,12 @@ def test_try_it_out_submits_a_game_through_swagger_ui(stack: LocalStack) -> None
             expect(page.locator(".information-container .title")).to_contain_text("Elo ratings")
 
             page.locator(".auth-wrapper .authorize").click()
-            page.locator(".auth-container input").fill(API_KEY)
-            page.locator(".auth-btn-wrapper .authorize").click()
-            page.locator(".auth-btn-wrapper .btn-done").click()
+            # The game key's form: the moderation routes' credential has a form of its own.
+            game_key = page.locator(".auth-container").first
+            expect(game_key.locator("h4")).to_have_text(re.compile(r"^\s*apiKey\b"))
+            game_key.locator("input").fill(API_KEY)
+            game_key.locator(".auth-btn-wrapper .authorize").click()
+            game_key.locator(".auth-btn-wrapper .btn-done").click()
 
             operation = page.locator("#operations-backgammon-submit_backgammon_game")
             operation.locator(".opblock-summary").first.click()

@@ -28,7 +28,14 @@ def test_endpoints_say_what_runs_where(stack: LocalStack, client: Client) -> Non
     assert endpoints["api_url"] == stack.api_url
     assert endpoints["aws_endpoint_url"].startswith("http://127.0.0.1:")
     assert endpoints["dynamodb_endpoint_url"].startswith("http://127.0.0.1:")
-    assert set(endpoints["queues"]) == {"games", "games_dlq", "podiums", "podiums_dlq"}
+    assert set(endpoints["queues"]) == {
+        "games",
+        "games_dlq",
+        "podiums",
+        "podiums_dlq",
+        "moderation_jobs",
+        "moderation_jobs_dlq",
+    }
     assert all(url.startswith("http") for url in endpoints["queues"].values())
     triggers = {trigger for kinds in endpoints["functions"].values() for trigger in kinds}
     assert triggers == {"Api", "SQS", "Schedule"}

@@ -38,7 +38,14 @@ def functions() -> Iterator[dict[str, ModuleType]]:
         for name, value in POWERTOOLS_ENV.items():
             patch.setenv(name, value)
         patch.delenv("POWERTOOLS_DEV", raising=False)
-        names = ("api", "games_queue", "award_podiums", "refresh_standings")
+        names = (
+            "api",
+            "games_queue",
+            "award_podiums",
+            "refresh_standings",
+            "moderation",
+            "moderation_worker",
+        )
         yield {name: load_function(name) for name in names}
 
 
@@ -102,6 +109,8 @@ def stack(
         podium_dlq = queue("podium-dlq")
         games = queue("games", visibility=180, dead_letters=games_dlq)
         podiums = queue("podiums", visibility=720, dead_letters=podium_dlq)
+        jobs_dlq = queue("jobs-dlq")
+        jobs = queue("jobs", visibility=390, dead_letters=jobs_dlq)
         stack = Stack(
             table=f"ratings-{suffix}",
             sqs=sqs,
@@ -110,6 +119,9 @@ def stack(
             games_dlq_url=games_dlq,
             podium_url=podiums,
             podium_dlq_url=podium_dlq,
+            jobs_url=jobs,
+            jobs_arn=arn(jobs),
+            jobs_dlq_url=jobs_dlq,
         )
         env = {
             "RATINGS_TABLE": stack.table,
@@ -121,6 +133,8 @@ def stack(
             "RATINGS_PODIUM_QUEUE_URL": podiums,
             "RATINGS_PODIUM_DLQ_URL": podium_dlq,
             "RATINGS_DRAIN_SECONDS": "60",
+            "RATINGS_MODERATION_JOBS_QUEUE_URL": jobs,
+            "RATINGS_MODERATION_JOBS_DLQ_URL": jobs_dlq,
             **POWERTOOLS_ENV,
         }
         for name, value in env.items():
@@ -162,6 +176,17 @@ def logs(functions: dict[str, ModuleType]) -> Iterator[io.StringIO]:
 @pytest.fixture
 def api(stack: Stack, functions: dict[str, ModuleType]) -> Api:
     return Api(functions["api"])
+
+
+@pytest.fixture
+def moderation(stack: Stack, functions: dict[str, ModuleType]) -> Api:
+    """The Moderation function, called the way API Gateway calls it (a signed request)."""
+    return Api(functions["moderation"])
+
+
+@pytest.fixture
+def moderation_worker(functions: dict[str, ModuleType]) -> ModuleType:
+    return functions["moderation_worker"]
 
 
 @pytest.fixture

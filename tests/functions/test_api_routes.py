@@ -131,6 +131,7 @@ def test_player_state_new_and_rated(api: Api) -> None:
         "recent_ranked_games": 0,
         "k": unknown.body["k"],
         "provisional": unknown.body["provisional"],
+        "sanctioned": False,
         "standing": None,
     }
     assert alice.status == 200

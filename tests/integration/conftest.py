@@ -7,13 +7,13 @@ from collections.abc import Callable, Iterator
 import pytest
 from support.dynamodb import RequestCounter
 from support.engines import ENGINES, Engine, ratings_table, running_engine, unique_table_name
-from support.services import clock, service
+from support.services import clock, job_queue, service
 
 from ratings.service.ports import Storage
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 
-__all__ = ["clock", "service"]  # the shared fixtures, by name
+__all__ = ["clock", "job_queue", "service"]  # the shared fixtures, by name
 
 
 @pytest.fixture

@@ -244,20 +244,21 @@ def test_the_last_history_page_costs_one_query_on_every_engine(
     dynamo_storage: DynamoStorage, service: RatingService, request_counter: RequestCounter
 ) -> None:
     """The page asks for one event more than it returns: with the Limit alone, three events
-    for a page of two (one expired, which the page skips) made DynamoDB answer a
+    for a page of two (one past the retention, which the page skips) made DynamoDB answer a
     LastEvaluatedKey, and the service read an empty page after it."""
+    ages = [HOUR, 2 * HOUR, 31 * DAY]  # the oldest is past the 30 days a history shows
     events = [
         PlayerEvent(
             "backgammon",
             "alice",
-            NOW - (index + 1) * HOUR,
+            NOW - age,
             "game",
             f"old-{index}",
             True,
             {"type": "game", "game_id": f"old-{index}"},
-            NOW - MINUTE if index == 0 else NOW + 30 * DAY,  # the newest has expired
+            NOW + 30 * DAY,  # kept by the store still (TTL deletes late)
         )
-        for index in range(3)
+        for index, age in enumerate(ages)
     ]
     dynamo_storage.writes.commit_game(
         StoredGame("backgammon", "seed", "seed", {}, NOW + DAY), [], events
@@ -266,7 +267,7 @@ def test_the_last_history_page_costs_one_query_on_every_engine(
 
     page = service.get_history("backgammon", "alice", limit=2)
 
-    assert [event["game_id"] for event in page["events"]] == ["old-1", "old-2"]
+    assert [event["game_id"] for event in page["events"]] == ["old-0", "old-1"]
     assert page["next_cursor"] is None
     assert request_counter.operations == ["GetItem", "Query"]
 

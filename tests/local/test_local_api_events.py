@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ratings_local.http_api import ApiRoutes, LocalApiServer
+from ratings_local.routing import Routing, Target
 from ratings_local.template import DEFAULT_TEMPLATE, read_stack
 
 
@@ -20,18 +21,16 @@ class RecordingApi:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
 
-    def __call__(self, event: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, target: Target, event: dict[str, Any]) -> dict[str, Any]:
         self.events.append(event)
         return {"statusCode": 200, "headers": {"Content-Type": "application/json"}, "body": "{}"}
 
 
 @pytest.fixture
 def gateway() -> Iterator[tuple[LocalApiServer, RecordingApi]]:
-    api = next(f for f in read_stack(DEFAULT_TEMPLATE).functions.values() if f.api_paths())
+    routing = Routing(read_stack(DEFAULT_TEMPLATE).functions.values())
     recorder = RecordingApi()
-    server = LocalApiServer(
-        ("127.0.0.1", 0), recorder, lambda *_: None, None, ApiRoutes(api.api_paths())
-    )
+    server = LocalApiServer(("127.0.0.1", 0), recorder, lambda *_: None, None, routing)
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield server, recorder

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from ratings.rules.submission import game_body, parse_game
-from ratings.service.requests import LINK, parse_link
+from ratings.service.requests import LINK, parse_link, parse_sanction
 from ratings.wiring import LADDERS
 from ratings_local import openapi
 
@@ -81,7 +81,7 @@ def test_every_example_passes_the_schema_and_the_parsers(document: dict[str, Any
     examples = _examples(document)
     components = document["components"]["schemas"]
 
-    assert len(examples) == 2 * len(LADDERS) + 1
+    assert len(examples) == 2 * len(LADDERS) + 2
     for path, example in examples:
         operation = document["paths"][path]["post"]
         schema = operation["requestBody"]["content"]["application/json"]["schema"]
@@ -90,6 +90,9 @@ def test_every_example_passes_the_schema_and_the_parsers(document: dict[str, Any
         if path == "/v1/identities/link":
             assert example == {entry.name: entry.example for entry in LINK.fields}
             parse_link(example)
+            continue
+        if path == "/v1/ladders/{ladder}/sanctions":
+            parse_sanction(example, 30)
             continue
         ladder = LADDERS[path.split("/")[3]]
         versions = tuple(ladder.versions) if path.endswith("/preview") else None
@@ -105,3 +108,33 @@ def test_the_served_document_points_at_the_local_api() -> None:
     assert committed["servers"][0]["url"] == openapi.DEPLOYED_URL
     assert committed["servers"][0]["variables"]["stage"]["default"] == "live"
     assert served["paths"] == committed["paths"]
+
+
+def test_a_sanctions_answers_and_the_refund_event_conform_to_the_document(
+    document: dict[str, Any],
+) -> None:
+    from support.games import NOW, FixedClock, game
+    from support.sanctions import sanction
+    from support.services import rating_service
+
+    from ratings.storage.memory import InMemoryStorage
+
+    components = {"components": document["components"]}
+
+    def check(value: Any, name: str) -> None:
+        jsonschema.validate(value, {"$ref": f"#/components/schemas/{name}", **components})
+
+    service = rating_service(InMemoryStorage(), FixedClock())
+    service.submit_game("backgammon", game("g-1", "mallory", "alice", played_at=NOW))
+    service.submit_game("backgammon", game("g-2", "mallory", "trudy", played_at=NOW))
+    service.sanction_player("backgammon", sanction("s-t", "trudy", refund_days=0))
+    made = service.sanction_player("backgammon", sanction()).result
+    service.pay_refunds.run("backgammon", "s-1")
+    lifted = service.lift_sanction("backgammon", "s-1")
+
+    check(made, "Sanction")
+    check(lifted, "Sanction")
+    assert (len(lifted["refunds"]), len(lifted["withheld"])) == (1, 1)
+    check(service.get_player("backgammon", "mallory"), "PlayerSummary")
+    check(service.get_history("backgammon", "alice"), "History")
+    assert service.get_history("backgammon", "alice")["events"][0]["type"] == "refund"

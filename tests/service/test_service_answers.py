@@ -11,9 +11,9 @@ from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.results import LadderKept, LinkResult, json_of
 from ratings.storage.memory import InMemoryStorage
-from ratings_local.result_schemas import result_schemas
+from ratings_local import openapi
 
-SCHEMAS = result_schemas(DEFAULT_LADDERS)
+SCHEMAS = openapi.document(DEFAULT_LADDERS)["components"]["schemas"]
 
 
 def conforms(answer: Any, component: str) -> None:

@@ -310,6 +310,7 @@ def test_a_player_never_seen_has_the_starting_state(
         "recent_ranked_games": 0,
         "k": k,
         "provisional": provisional,
+        "sanctioned": False,
         "standing": None,
     }
     assert storage.commits == 0

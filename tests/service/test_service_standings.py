@@ -17,7 +17,8 @@ from ratings.service.player import Player
 from ratings.service.retries import Retrier
 from ratings.service.settings import Settings
 from ratings.service.stored import Standings
-from ratings.storage.memory import InMemoryRanks, InMemoryStorage
+from ratings.storage.memory import InMemoryStorage
+from ratings.storage.memory_views import InMemoryRanks
 from ratings.timestamps import format_utc_millis
 
 LADDER = "backgammon"

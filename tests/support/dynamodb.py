@@ -3,7 +3,7 @@ that lets a concurrent writer in between a use case's reads and its commit, and 
 the table (to see what is physically stored, expired items included)."""
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -13,7 +13,7 @@ from botocore.model import OperationModel
 
 from ratings.service.stored import Events, Link, Players, StoredGame, StoredTournament
 from ratings.storage.dynamodb import DynamoStorage
-from ratings.storage.dynamodb.layout import BoundTable
+from ratings.storage.dynamodb.table import BoundTable
 from ratings.storage.dynamodb.writes import DynamoWrites
 
 
@@ -99,16 +99,27 @@ class InterleavingWrites(DynamoWrites):
         self._interleave = interleave
 
     def commit_game(
-        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
+        self,
+        game: StoredGame,
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
         self._interleave()
-        super().commit_game(game, players, events, now=now)
+        super().commit_game(game, players, events, unchanged, now=now)
 
     def commit_tournament(
-        self, tournament: StoredTournament, players: Players, events: Events
+        self,
+        tournament: StoredTournament,
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
         self._interleave()
-        super().commit_tournament(tournament, players, events)
+        super().commit_tournament(tournament, players, events, unchanged, podium_ids)
 
     def commit_link(self, link: Link, players: Players) -> None:
         self._interleave()

@@ -52,6 +52,9 @@ class Stack:
     games_dlq_url: str
     podium_url: str
     podium_dlq_url: str
+    jobs_url: str
+    jobs_arn: str
+    jobs_dlq_url: str
 
     def dynamo_faults(self) -> DynamoFaults:
         """Faults on the DynamoDB client of the service the handlers use."""

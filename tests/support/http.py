@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 #: The API key a stack of the hostile tests is started with (the local gateway checks it).
 API_KEY = "hostile-test-key"
+#: The moderation key the same stacks are started with (the moderation routes require it).
+MODERATION_KEY = "hostile-moderation-key"
 JSON = {"content-type": "application/json"}
 
 
@@ -30,9 +32,11 @@ class Client:
     statuses: Counter[int] = field(default_factory=Counter)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    def call(
+        self, method: str, path: str, body: Any = None, headers: Mapping[str, str] | None = None
+    ) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
-        headers = {"content-type": "application/json"}
+        headers = {"content-type": "application/json", **(headers or {})}
         if self.api_key is not None:
             headers["x-api-key"] = self.api_key
         request = urllib.request.Request(self.api_url + path, data, headers, method=method)

@@ -94,9 +94,10 @@ def peek_messages(sqs: Any, url: str) -> Iterator[dict[str, Any]]:
         yield from messages
 
 
-def wait_for_messages(sqs: Any, url: str, seconds: int = 10) -> list[dict[str, Any]]:
-    """The messages that become visible in `url` within `seconds` (a delayed one included),
-    received with their message attributes and deleted."""
+def wait_for_messages(sqs: Any, url: str, seconds: int = 20) -> list[dict[str, Any]]:
+    """The messages that become visible in `url` within `seconds` (a delayed one included;
+    SQS's longest wait by default, for a machine slowed down by others), received with their
+    message attributes and deleted."""
     response = sqs.receive_message(
         QueueUrl=url,
         MaxNumberOfMessages=10,

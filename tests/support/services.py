@@ -9,19 +9,24 @@ import pytest
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
-from ratings.service.ports import Storage
+from ratings.service.ports import JobQueue, Storage
 from ratings.service.retries import Retrier
 from support.games import FixedClock
+from support.jobs import RecordingJobQueue
 
 
-def rating_service(storage: Storage, clock: Callable[[], datetime]) -> RatingService:
+def rating_service(
+    storage: Storage, clock: Callable[[], datetime], job_queue: JobQueue | None = None
+) -> RatingService:
     """The default ladders over `storage`, on `clock`; retries jittered by a seeded random
-    and never slept."""
+    and never slept; background jobs queued to `job_queue` (one that keeps them, unless
+    given)."""
     return RatingService(
         storage,
         DEFAULT_LADDERS,
         clock=clock,
         retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
+        job_queue=RecordingJobQueue() if job_queue is None else job_queue,
     )
 
 
@@ -35,5 +40,10 @@ def clock() -> FixedClock:
 
 
 @pytest.fixture
-def service(storage: Storage, clock: FixedClock) -> RatingService:
-    return rating_service(storage, clock)
+def job_queue() -> RecordingJobQueue:
+    return RecordingJobQueue()
+
+
+@pytest.fixture
+def service(storage: Storage, clock: FixedClock, job_queue: RecordingJobQueue) -> RatingService:
+    return rating_service(storage, clock, job_queue)

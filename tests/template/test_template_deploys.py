@@ -13,8 +13,10 @@ FUNCTIONS = (
     "GamesQueueFunction",
     "AwardPodiumsFunction",
     "RefreshStandingsFunction",
+    "ModerationFunction",
+    "ModerationWorkerFunction",
 )
-DLQS = ("GamesDeadLetterQueue", "PodiumDeadLetterQueue")
+DLQS = ("GamesDeadLetterQueue", "PodiumDeadLetterQueue", "ModerationJobsDeadLetterQueue")
 
 
 def test_cfn_lint_finds_no_errors_or_warnings() -> None:
@@ -201,6 +203,8 @@ def test_outputs_give_the_api_url_and_every_queue_url(template: dict[str, Any]) 
         "GamesDeadLetterQueueUrl": "GamesDeadLetterQueue",
         "PodiumQueueUrl": "PodiumQueue",
         "PodiumDeadLetterQueueUrl": "PodiumDeadLetterQueue",
+        "ModerationJobsQueueUrl": "ModerationJobsQueue",
+        "ModerationJobsDeadLetterQueueUrl": "ModerationJobsDeadLetterQueue",
     }.items():
         assert outputs[output]["Value"] == {"Ref": queue}
 

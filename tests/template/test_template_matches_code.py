@@ -12,6 +12,7 @@ from pynamodb.constants import PAY_PER_REQUEST_BILLING_MODE
 from support.template import ROOT, ref, resources_of
 
 from ratings.config import ENVIRONMENT, Config
+from ratings.lambda_support.routes import MODERATION_ROUTES
 from ratings.storage.dynamodb import Leaderboard, RankedByTime, RatingsItem, table_definition
 
 #: The variables each function reads beyond the Globals (config.ENVIRONMENT says why).
@@ -24,12 +25,20 @@ FUNCTION_ENVIRONMENT = {
         "RATINGS_DRAIN_SECONDS",
     },
     "RefreshStandingsFunction": set(),
+    "ModerationFunction": {"RATINGS_MODERATION_JOBS_QUEUE_URL"},
+    "ModerationWorkerFunction": {
+        "RATINGS_MODERATION_JOBS_QUEUE_URL",
+        "RATINGS_MODERATION_JOBS_DLQ_URL",
+    },
 }
 #: Which queue feeds which function, and where its poison messages go.
 CONSUMERS = {
     "GamesQueue": ("GamesQueueFunction", "GamesDeadLetterQueue"),
     "PodiumQueue": ("AwardPodiumsFunction", "PodiumDeadLetterQueue"),
+    "ModerationJobsQueue": ("ModerationWorkerFunction", "ModerationJobsDeadLetterQueue"),
 }
+#: The Api's catch-alls: every other path reaches it for its 404 (never API Gateway's own).
+CATCH_ALL = {"/", "/{proxy+}"}
 
 
 def functions(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -125,6 +134,11 @@ def test_variables_point_at_the_right_resources(template: dict[str, Any]) -> Non
     assert ref(games["RATINGS_GAMES_DLQ_URL"]) == "GamesDeadLetterQueue"
     assert ref(podiums["RATINGS_PODIUM_QUEUE_URL"]) == "PodiumQueue"
     assert ref(podiums["RATINGS_PODIUM_DLQ_URL"]) == "PodiumDeadLetterQueue"
+    worker = environment(template, "ModerationWorkerFunction")
+    moderation = environment(template, "ModerationFunction")
+    assert ref(worker["RATINGS_MODERATION_JOBS_QUEUE_URL"]) == "ModerationJobsQueue"
+    assert ref(worker["RATINGS_MODERATION_JOBS_DLQ_URL"]) == "ModerationJobsDeadLetterQueue"
+    assert ref(moderation["RATINGS_MODERATION_JOBS_QUEUE_URL"]) == "ModerationJobsQueue"
     assert ref(games["RATINGS_LEADERBOARD_SHARDS"]) == "LeaderboardShards"
     assert ref(games["RATINGS_RETENTION_DAYS"]) == "RetentionDays"
 
@@ -172,27 +186,54 @@ def test_the_sqs_event_reports_batch_item_failures(template: dict[str, Any]) -> 
     assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
 
 
-def test_api_events_are_the_routes_of_the_api_function(template: dict[str, Any]) -> None:
-    events = functions(template)["ApiFunction"]["Properties"]["Events"].values()
-    in_template = {
+def _api_events(template: dict[str, Any], function: str) -> list[dict[str, Any]]:
+    events = functions(template)[function]["Properties"]["Events"].values()
+    return [event for event in events if event["Type"] == "Api"]
+
+
+def _served(events: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    return {
         (event["Properties"]["Method"].lower(), event["Properties"]["Path"])
         for event in events
-        if event["Type"] == "Api" and event["Properties"]["Method"].lower() != "any"
+        if event["Properties"]["Method"].lower() != "any"
     }
-    # Every route's other methods reach the function as well, which answers them 405.
+
+
+def test_api_events_are_the_routes_of_the_api_function(template: dict[str, Any]) -> None:
+    events = _api_events(template, "ApiFunction")
+    # Every route's other methods reach the function as well, which answers them 405; so do
+    # the moderation routes' (their own methods are the Moderation function's).
     any_method = {
         event["Properties"]["Path"]
         for event in events
-        if event["Type"] == "Api" and event["Properties"]["Method"].lower() == "any"
+        if event["Properties"]["Method"].lower() == "any"
     }
     assert all(ref(event["Properties"]["RestApiId"]) == "RatingsApi" for event in events)
 
     api = _load(ROOT / "functions" / "api" / "app.py")
     in_code = {(method.lower(), path) for path, methods in api.ROUTES.items() for method in methods}
 
-    assert in_template == in_code
-    assert any_method == set(api.ROUTES)
+    assert _served(events) == in_code
+    assert any_method == set(api.ROUTES) | set(MODERATION_ROUTES) | CATCH_ALL
     assert all(re.fullmatch(r"/v1(/[a-z_]+|/\{[a-z_]+\})+", path) for _method, path in in_code)
+
+
+def test_moderation_events_are_the_moderation_routes_and_take_a_signature(
+    template: dict[str, Any],
+) -> None:
+    events = _api_events(template, "ModerationFunction")
+    moderation = _load(ROOT / "functions" / "moderation" / "app.py")
+    in_code = {
+        (method.lower(), path) for path, methods in moderation.ROUTES.items() for method in methods
+    }
+    shared = {
+        (method.lower(), path) for path, methods in MODERATION_ROUTES.items() for method in methods
+    }
+
+    assert _served(events) == in_code == shared
+    signed = {"Authorizer": "AWS_IAM", "InvokeRole": "NONE"}
+    assert all(event["Properties"]["Auth"] == signed for event in events)
+    assert all(ref(event["Properties"]["RestApiId"]) == "RatingsApi" for event in events)
 
 
 def _load(path: Path) -> Any:

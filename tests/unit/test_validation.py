@@ -237,8 +237,25 @@ def test_unranked_reason(
     assert unranked_reason(mode, bots, networks) == reason
 
 
+@pytest.mark.parametrize(
+    ("mode", "bots", "networks", "sanctioned"),
+    [
+        ("ranked", NO_BOTS, NO_NETWORKS, (True, False)),
+        ("ranked", NO_BOTS, NO_NETWORKS, (False, True)),
+        ("boosted", (True, True), ("net-1", "net-1"), (True, True)),
+    ],
+)
+def test_a_sanctioned_player_makes_any_game_unranked_before_every_other_reason(
+    mode: str,
+    bots: tuple[bool, bool],
+    networks: tuple[str | None, str | None],
+    sanctioned: tuple[bool, bool],
+) -> None:
+    assert unranked_reason(mode, bots, networks, sanctioned) == "sanctioned"
+
+
 def test_unranked_reasons_are_listed_in_order_of_precedence() -> None:
-    assert UNRANKED_REASONS == ("mode", "bot", "shared_network")
+    assert UNRANKED_REASONS == ("sanctioned", "mode", "bot", "shared_network")
     assert set(MODES) == {"ranked", "boosted", "tournament"}
 
 

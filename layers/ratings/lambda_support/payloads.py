@@ -37,6 +37,14 @@ def parse_json(text: str | bytes, where: str = "body") -> Any:
         raise InvalidInput(where, f"{where} is not valid JSON: {error}") from None
 
 
+def required(value: Any) -> Any:
+    """A request's JSON body as parsed, which must be there: no body, an empty one or JSON
+    null is InvalidInput."""
+    if value is None:
+        raise InvalidInput("body", "a JSON body is required")
+    return value
+
+
 def parse_json_object(text: str | bytes, where: str = "body") -> dict[str, Any]:
     value = parse_json(text, where)
     if not isinstance(value, dict):

@@ -97,11 +97,39 @@ class AlreadyLinked(Conflict):
     code = "already_linked"
 
 
+class SanctionConflict(ServiceError):
+    """The sanction id was already used with other content."""
+
+    code = "sanction_conflict"
+    disposition = Disposition.CONFLICT
+
+
+class AlreadySanctioned(ServiceError):
+    """The player is under another sanction in the ladder already (lift it first)."""
+
+    code = "already_sanctioned"
+    disposition = Disposition.CONFLICT
+
+
 class RetryLater(ServiceError):
     """A transient failure (contention, throttling): the same request may succeed later."""
 
     code = "retry_later"
     disposition = Disposition.RETRY_LATER
+
+
+class PlayerErasing(RetryLater):
+    """A player of the request is being erased: once the erasure is done, the same request
+    meets a player never seen (a retry of a game already stored is answered as ever)."""
+
+    code = "erasure_pending"
+
+    def __init__(self) -> None:
+        # No id in the words: the adapters log them (docs/security.md, "Erasure").
+        super().__init__(
+            "a player of this request is being erased; retry later (once the erasure is done, "
+            "the id starts afresh)"
+        )
 
 
 # The storage ports' errors ------------------------------------------------------------------
@@ -155,6 +183,7 @@ def classify(error: BaseException) -> Classified:
 
 __all__ = [
     "AlreadyLinked",
+    "AlreadySanctioned",
     "AlreadyStored",
     "Classified",
     "Conflict",
@@ -164,7 +193,9 @@ __all__ = [
     "InvalidInput",
     "NotFound",
     "NotRanked",
+    "PlayerErasing",
     "RetryLater",
+    "SanctionConflict",
     "ServiceError",
     "StorageContention",
     "TournamentConflict",

@@ -9,19 +9,28 @@ from collections.abc import Mapping
 
 from ratings.rules import Ladder
 from ratings.service.context import Context
-from ratings.service.ports import Storage
+from ratings.service.jobs import JobKind, NoJobQueue, RunJob
+from ratings.service.ports import JobQueue, Storage
 from ratings.service.ranking import Ranking
 from ratings.service.results import JsonObject, LadderList, json_of
 from ratings.service.retries import Retrier
 from ratings.service.settings import Clock, Settings, utc_now
+from ratings.service.stored import ERASURE
 from ratings.service.usecases.award_podium import AwardPodium
+from ratings.service.usecases.erase_player import ErasePlayer
+from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
+from ratings.service.usecases.lift_sanction import LiftSanction
 from ratings.service.usecases.link_identity import LinkIdentity
+from ratings.service.usecases.pay_refunds import PayRefunds
 from ratings.service.usecases.preview_game import PreviewGame
 from ratings.service.usecases.read_history import ReadHistory
 from ratings.service.usecases.read_leaderboard import ReadLeaderboard
 from ratings.service.usecases.read_player import ReadPlayer
 from ratings.service.usecases.read_results import ReadResults
+from ratings.service.usecases.read_sanction import ReadSanction
 from ratings.service.usecases.refresh_standings import RefreshStandings
+from ratings.service.usecases.request_erasure import ReadErasure, RequestErasure
+from ratings.service.usecases.sanction_player import SanctionPlayer
 from ratings.service.usecases.submit_game import SubmitGame
 
 
@@ -36,6 +45,7 @@ class RatingService:
         settings: Settings | None = None,
         clock: Clock = utc_now,
         retrier: Retrier | None = None,
+        job_queue: JobQueue | None = None,
     ) -> None:
         """`retrier` redoes contended attempts (by default: the default policy, real sleeps)."""
         settings = settings or Settings()
@@ -57,6 +67,23 @@ class RatingService:
         self.get_history = ReadHistory(context, writes, storage.history).run
         self.get_leaderboard = ReadLeaderboard(context, writes, storage.leaderboard, ranking).run
         self.refresh_standings = RefreshStandings(context, writes, storage.ranks).run
+        # Moderation, and the background jobs it queues: a kind is a module with its step;
+        # the worker runs them all.
+        jobs = job_queue or NoJobQueue()
+        sanctions = storage.sanctions
+        self.sanction_player = SanctionPlayer(context, sanctions, writes, jobs, retrier)
+        self.get_sanction = ReadSanction(context, sanctions)
+        self.lift_sanction = LiftSanction(context, sanctions, writes, retrier)
+        self.pay_refunds = PayRefunds(context, sanctions, writes, storage.jobs, retrier)
+        self.request_erasure = RequestErasure(
+            context, storage.jobs, storage.erasures, jobs, retrier
+        )
+        self.get_erasure = ReadErasure(storage.jobs)
+        kinds: dict[str, JobKind] = {
+            ERASURE: ErasePlayer(context, storage.erasures, SanctionPseudonyms(sanctions)),
+            self.pay_refunds.kind: self.pay_refunds,
+        }
+        self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)
         self._ladders = ladders
 
     @property

@@ -5,13 +5,16 @@ from collections.abc import Sequence
 
 from ratings.rules import Game, GameInput, Ladder, PlayerState, Rating, Ruleset, unranked_reason
 from ratings.service.game_result import GameResult
+from ratings.service.player import Player
 
 
-def why_unranked(game: GameInput) -> str | None:
-    """The reason the game does not rate (mode, a bot, a shared network), or None."""
+def why_unranked(game: GameInput, players: Sequence[Player]) -> str | None:
+    """The reason the game does not rate (a sanctioned player, mode, a bot, a shared
+    network), or None. `players` are the game's players as read, in the game's order."""
     bots = (game.players[0].bot, game.players[1].bot)
     networks = (game.players[0].network, game.players[1].network)
-    return unranked_reason(game.mode, bots, networks)
+    sanctioned = (players[0].sanctioned, players[1].sanctioned)
+    return unranked_reason(game.mode, bots, networks, sanctioned)
 
 
 def evaluate(

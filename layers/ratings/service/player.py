@@ -7,6 +7,7 @@ the two, nothing else describes a player.
 """
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import NamedTuple
 
 from ratings.rules import PlayerState
@@ -32,15 +33,31 @@ class Player(NamedTuple):
     #: False for an anonymous id linked to an account: it resolves to the account, so only
     #: the account may appear on the leaderboard.
     listed: bool = True
+    #: The sanction the player is under in this ladder, if any: off the leaderboard, and no
+    #: game with them rates.
+    sanction_id: str | None = None
+    #: The end of the refund window of the player's last sanction in this ladder (kept after
+    #: it is lifted): a later sanction refunds only games played after it.
+    refunded_until: datetime | None = None
+    #: The player is being erased (`usecases.erase_player`): no game, podium or link may
+    #: change this state, and it is on no leaderboard, until the erasure deletes it.
+    erasing: bool = False
 
     @property
     def stored(self) -> bool:
         return self.version > 0
 
     @property
+    def sanctioned(self) -> bool:
+        return self.sanction_id is not None
+
+    @property
     def on_the_board(self) -> bool:
-        """Whether the leaderboard lists the player: a ranked game, and not a linked id."""
-        return self.ranked_games > 0 and self.listed
+        """Whether the leaderboard lists the player: a ranked game, and neither a linked id,
+        nor under a sanction, nor being erased."""
+        return (
+            self.ranked_games > 0 and self.listed and self.sanction_id is None and not self.erasing
+        )
 
     @property
     def replaces_version(self) -> int:
@@ -69,6 +86,25 @@ class Player(NamedTuple):
         """The state after a podium bonus."""
         return self._replace(version=self.version + 1, rating=self.rating + bonus)
 
+    def refunded(self, points: int) -> "Player":
+        """The state after a refund of `points` lost to a sanctioned player: added to the
+        current rating, nothing else moves."""
+        return self._replace(version=self.version + 1, rating=self.rating + points)
+
+    def sanctioned_by(self, sanction_id: str, window_until: datetime | None) -> "Player":
+        """The state once under the sanction `sanction_id`, whose refund window ends at
+        `window_until` (None: it refunds nothing, and an earlier window still counts)."""
+        until = self.refunded_until
+        if window_until is not None and (until is None or window_until > until):
+            until = window_until
+        return self._replace(
+            version=self.version + 1, sanction_id=sanction_id, refunded_until=until
+        )
+
+    def lifted(self) -> "Player":
+        """The state once its sanction is lifted: back on the board (the rating as it was)."""
+        return self._replace(version=self.version + 1, sanction_id=None)
+
     def unlisted(self) -> "Player":
         """This anonymous id's state once linked to an account: unchanged, but off the board.
 
@@ -77,12 +113,35 @@ class Player(NamedTuple):
         can never be lost to the account."""
         return self._replace(version=self.version + 1, listed=False)
 
+    def marked_erasing(self) -> "Player":
+        """This state (or the starting state of a player never stored) marked as being
+        erased: stored over the version read, so a write that read before the mark cannot
+        commit after it."""
+        return self._replace(version=self.version + 1, erasing=True)
+
     def absorbing(self, anonymous: "Player") -> "Player":
-        """This account's state once it takes over `anonymous`'s rating and ranked games."""
+        """This account's state once it takes over `anonymous`'s rating and ranked games (and
+        its sanction, unless the account is under one: see `linked_with`)."""
         return self._replace(
             version=self.version + 1,
             rating=anonymous.rating,
             ranked_games=anonymous.ranked_games,
             absorbed_id=anonymous.player_id,
             listed=True,
+            sanction_id=self.sanction_id or anonymous.sanction_id,
+            refunded_until=_latest(self.refunded_until, anonymous.refunded_until),
         )
+
+    def linked_with(self, anonymous: "Player") -> "Player | None":
+        """This account's state once `anonymous` is linked to it without being absorbed: the
+        same, but under the anonymous id's sanction when it has one and the account none (a
+        sanction follows the person, who now plays as the account); None when nothing moves."""
+        if anonymous.sanction_id is None or self.sanction_id is not None:
+            return None
+        return self.sanctioned_by(anonymous.sanction_id, anonymous.refunded_until)
+
+
+def _latest(first: datetime | None, second: datetime | None) -> datetime | None:
+    if first is None or second is None:
+        return first or second
+    return max(first, second)

@@ -5,6 +5,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 from ratings.rules import InvalidInput, Ladder, Ruleset
+from ratings.service.errors import PlayerErasing
 from ratings.service.player import Player
 from ratings.service.ports import Writes
 
@@ -43,6 +44,12 @@ def players_of(
             player = Player(ladder.ladder_id, player_id, ladder.starting_rating)
         players.append(player)
     return players
+
+
+def refuse_erasing(players: Sequence[Player]) -> None:
+    """PlayerErasing when one of `players` is being erased (a write must wait for it)."""
+    if any(player.erasing for player in players):
+        raise PlayerErasing
 
 
 def recent_ranked_games(

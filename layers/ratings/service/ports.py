@@ -11,6 +11,13 @@ on its own. `Storage` is what a service is built over: one of each.
 - `HistoryView`: a player's history, page by page.
 - `LeaderboardView`: leaderboard pages, from the top, after or before a position.
 - `RankView`: how many stand ahead of a position, and the ladder's rating histogram.
+- `SanctionStore`: sanctions, the decisions about their refunds, and the sanctioned player's
+  games they page through (docs/table-layout.md, "Sanctions").
+- `JobRecords`: background jobs' records (`ratings.service.jobs`), each saved over the
+  version it came from.
+- `ErasureWrites`: what erasing a player reads and writes (`usecases.erase_player`).
+
+Besides the storage, one port of its own: `JobQueue`, where a job's messages go.
 
 Every commit is atomic: all of it lands or none of it does. A commit stores each player's
 state only over the version it came from (`Player.replaces_version`); if that no longer holds
@@ -22,9 +29,39 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from ratings.service import stored
+from ratings.rules.refunds import Window
 from ratings.service.player import Player
-from ratings.service.stored import Events, Players, StoredGame
+from ratings.service.sanction_records import (
+    GameAgainst,
+    GamePosition,
+    GamesPage,
+    NamedInSanctions,
+    RefundDecision,
+    RefundReads,
+    Sanction,
+    SanctionReads,
+    SanctionView,
+)
+from ratings.service.stored import (
+    ErasedIdentity,
+    EventKey,
+    EventPosition,
+    GameReads,
+    HistoryPage,
+    Job,
+    JobMessage,
+    LeaderboardRow,
+    Link,
+    LinkReads,
+    PlayerEvent,
+    PlayerItem,
+    PodiumReads,
+    Pseudonymized,
+    References,
+    Standings,
+    StoredGame,
+    StoredTournament,
+)
 
 
 class Writes(ABC):
@@ -33,22 +70,23 @@ class Writes(ABC):
     @abstractmethod
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
-    ) -> stored.GameReads:
+    ) -> GameReads:
         """The game's result (when `game_id` is given), the links and the states of
         `player_ids`, in one round trip."""
 
     @abstractmethod
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
-    ) -> stored.PodiumReads:
+    ) -> PodiumReads:
         """The tournament's result, the links and the states of `player_ids`, in one round
         trip."""
 
     @abstractmethod
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
-    ) -> stored.LinkReads:
-        """Existing links of both ids and both ids' states in each of `ladders`."""
+    ) -> LinkReads:
+        """Existing links of both ids, both ids' states in each of `ladders`, and which of
+        them has an erasure pending."""
 
     @abstractmethod
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
@@ -66,9 +104,17 @@ class Writes(ABC):
 
     @abstractmethod
     def commit_game(
-        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
-        """Store the game, the players' new states and the events together, or nothing.
+        """Store the game, the players' new states and the events together, or nothing; and
+        only while each of `unchanged` (states read, not written) is still at its version
+        (version 0: none stored).
 
         Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
         version moved, TransientStorageError when the store asks to slow down. With `now`, a
@@ -79,19 +125,28 @@ class Writes(ABC):
 
     @abstractmethod
     def commit_tournament(
-        self, tournament: stored.StoredTournament, players: stored.Players, events: stored.Events
+        self,
+        tournament: StoredTournament,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
-        """Like commit_game, for a tournament's podium awards."""
+        """Like commit_game, for a tournament's podium awards; with a pointer to the
+        tournament for each of `podium_ids` (the players its awards name), kept for good like
+        the tournament."""
 
     @abstractmethod
-    def commit_link(self, link: stored.Link, players: stored.Players) -> None:
-        """Record the link both ways and the states it moves, or nothing.
+    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+        """Record the link both ways and the states it moves, or nothing; only while neither
+        id has an erasure pending.
 
-        Raises AlreadyStored when either side is linked already, WriteConflict as above.
+        Raises AlreadyStored when either side is linked already, WriteConflict as above (an
+        erasure requested meanwhile included).
         """
 
     @abstractmethod
-    def put_standings(self, standings: stored.Standings) -> bool:
+    def put_standings(self, standings: Standings) -> bool:
         """Store the histogram unless one refreshed later is stored; True when stored."""
 
 
@@ -99,21 +154,21 @@ class ResultsView(ABC):
     """Stored results, as the commits stored them."""
 
     @abstractmethod
-    def get_game(self, ladder: str, game_id: str) -> stored.StoredGame | None: ...
+    def get_game(self, ladder: str, game_id: str) -> StoredGame | None: ...
 
     @abstractmethod
-    def get_tournament(self, ladder: str, tournament_id: str) -> stored.StoredTournament | None: ...
+    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None: ...
 
     @abstractmethod
-    def stored_games(self, ladder: str) -> Iterator[stored.StoredGame]:
+    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
         """Every game result of the ladder still stored, in no particular order (exports)."""
 
 
 class HistoryView(ABC):
     @abstractmethod
     def history(
-        self, ladder: str, player_id: str, limit: int, after: stored.EventPosition | None
-    ) -> stored.HistoryPage:
+        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
+    ) -> HistoryPage:
         """At most `limit` of the player's events, newest first, from just after the event
         at `after` (not included), expired or not."""
 
@@ -122,14 +177,14 @@ class LeaderboardView(ABC):
     @abstractmethod
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
-    ) -> Sequence[stored.LeaderboardRow]:
+    ) -> Sequence[LeaderboardRow]:
         """Players with at least one ranked game by rating descending, then id ascending,
         starting after the (rating, player_id) position `after`."""
 
     @abstractmethod
     def leaderboard_before(
         self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> Sequence[stored.LeaderboardRow]:
+    ) -> Sequence[LeaderboardRow]:
         """The `limit` players just ahead of the (rating, player_id) position `before`, in
         leaderboard order (the nearest last)."""
 
@@ -145,7 +200,7 @@ class RankView(ABC):
         own included)."""
 
     @abstractmethod
-    def read_standings(self, ladder: str) -> stored.Standings | None:
+    def read_standings(self, ladder: str) -> Standings | None:
         """The ladder's last stored histogram, if any."""
 
     @abstractmethod
@@ -154,11 +209,173 @@ class RankView(ABC):
         ratings change, a player may come twice (at two ratings) or not at all."""
 
 
+class SanctionStore(ABC):
+    """Sanctions and their refunds. A sanction's record is the job record of its refunds
+    (`JobRecords` saves its progress); its lift is kept beside it, so a lift and a progress
+    save never overwrite each other. Each commit is atomic like the writes port's; a state is
+    stored only over the version it came from (WriteConflict otherwise)."""
+
+    @abstractmethod
+    def read_for_sanction(self, ladder: str, sanction_id: str, player_id: str) -> SanctionReads:
+        """The sanction (if stored), the links of `player_id` both ways and its state, in one
+        round trip, strongly consistent."""
+
+    @abstractmethod
+    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
+        """The sanction (None: not stored) with its lift and every decision stored so far,
+        strongly consistent."""
+
+    @abstractmethod
+    def games_against(
+        self,
+        ladder: str,
+        player_id: str,
+        window: Window,
+        after: GamePosition | None,
+        limit: int,
+    ) -> GamesPage:
+        """At most `limit` of the player's ranked games played in `window`, by played_at
+        then game id, from just after `after` (expired or not), strongly consistent."""
+
+    @abstractmethod
+    def read_for_refunds(
+        self, ladder: str, sanction_id: str, player_id: str, games: Sequence[GameAgainst]
+    ) -> RefundReads:
+        """For each game of `player_id`: the decision already stored and the stored game;
+        then, for the games not decided yet, the opponent's link and state
+        (`opponents_undecided`). Strongly consistent."""
+
+    @abstractmethod
+    def commit_sanction(self, sanction: Sanction, player: Player) -> None:
+        """Store the new sanction's record with the sanctioned player's state, or nothing.
+
+        Raises AlreadyStored when the sanction id is stored already, WriteConflict when the
+        state's version moved."""
+
+    @abstractmethod
+    def commit_lift(self, sanction: Sanction, players: Sequence[Player]) -> None:
+        """Record `sanction.lifted_at` and store the states of `players`, or nothing.
+
+        Raises AlreadyStored when it was lifted already, WriteConflict as above."""
+
+    @abstractmethod
+    def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
+        """Store the decision, the victim's new state and their refund event, or nothing.
+
+        Raises AlreadyStored when the game's decision is stored already, WriteConflict as
+        above."""
+
+    @abstractmethod
+    def record_withheld(self, decision: RefundDecision) -> None:
+        """Store a withheld decision; AlreadyStored when the game's decision is stored."""
+
+    @abstractmethod
+    def read_named(
+        self,
+        ladder: str,
+        sanction_ids: Sequence[str],
+        decision_keys: Sequence[tuple[str, str]],
+    ) -> NamedInSanctions:
+        """The sanctions and the (sanction id, game id) decisions an erasure rewrites,
+        strongly consistent."""
+
+    @abstractmethod
+    def rename(self, sanctions: Sequence[Sanction], decisions: Sequence[RefundDecision]) -> None:
+        """Store the sanctions' records (each over the version it came from) and the decisions
+        (each only while stored) with other ids in them, all or nothing; WriteConflict when a
+        record moved or a decision is gone."""
+
+
+class JobRecords(ABC):
+    """Background jobs' records, one per (kind, job_id)."""
+
+    @abstractmethod
+    def get_job(self, kind: str, job_id: str) -> Job | None:
+        """The job's record as last saved (strongly consistent), or None."""
+
+    @abstractmethod
+    def create_job(self, job: Job) -> None:
+        """Store a new job's record (version 1); AlreadyStored when it exists."""
+
+    @abstractmethod
+    def save_job(self, job: Job) -> None:
+        """Store the job's record over the version it came from (`progress_version - 1`);
+        WriteConflict when another save got there first."""
+
+
+class ErasureWrites(ABC):
+    """What erasing a player reads and writes: the request, and the steps of its job."""
+
+    @abstractmethod
+    def holds_player(self, player_id: str, ladders: Sequence[str]) -> bool:
+        """Whether anything is stored under the id: a state or any item of its history in one
+        of `ladders`, or an identity link (strongly consistent)."""
+
+    @abstractmethod
+    def request_erasure(self, job: Job, player_id: str) -> None:
+        """Store the erasure's job record over the version it came from (version 1: none
+        stored), unless `player_id` is an anonymous id linked to an account, all at once.
+
+        Raises AlreadyLinked when it is linked, AlreadyStored when a record was stored
+        meanwhile (version 1), WriteConflict when the stored one moved."""
+
+    @abstractmethod
+    def read_identity(self, player_id: str, ladders: Sequence[str]) -> ErasedIdentity:
+        """The player's links, and their states and the absorbed id's in each of `ladders`
+        (strongly consistent)."""
+
+    @abstractmethod
+    def mark(self, players: Sequence[Player]) -> None:
+        """Store the marked states together, each over the version it came from (none
+        stored for version 1); WriteConflict (and nothing stored) when one moved."""
+
+    @abstractmethod
+    def player_items(self, ladder: str, player_id: str, limit: int) -> Sequence[PlayerItem]:
+        """The first `limit` of the player's own items in the ladder, its state aside:
+        strongly consistent, expired ones included (TTL deletes late)."""
+
+    @abstractmethod
+    def read_references(
+        self,
+        ladder: str,
+        game_ids: Sequence[str],
+        tournament_ids: Sequence[str],
+        events: Sequence[EventKey],
+    ) -> References:
+        """The games, tournaments and events named, as stored (strongly consistent)."""
+
+    @abstractmethod
+    def pseudonymize(self, ladder: str, rewrite: Pseudonymized) -> None:
+        """Store all of `rewrite` at once (at most 100 items), or nothing: WriteConflict
+        when a game or tournament moved past the revision read, or an event is gone."""
+
+    @abstractmethod
+    def unlink(self, links: Sequence[Link]) -> None:
+        """Delete both sides of each link (those already gone are no matter)."""
+
+    @abstractmethod
+    def delete_states(self, players: Sequence[Player]) -> None:
+        """Delete the states together, each only while at the version given (or already
+        gone); WriteConflict (and nothing deleted) when one moved."""
+
+
+class JobQueue(ABC):
+    """Where job messages go; a worker receives them (`ratings.service.jobs.RunJob`)."""
+
+    @abstractmethod
+    def send(self, message: JobMessage) -> None:
+        """Queue the message; raises when it could not be queued (nothing is then sent)."""
+
+
 class Storage(Protocol):
-    """What a service is built over: the writes port and each read view."""
+    """What a service is built over: the writes port and each read view, and the stores of
+    sanctions, jobs and erasures."""
 
     writes: Writes
     results: ResultsView
     history: HistoryView
     leaderboard: LeaderboardView
     ranks: RankView
+    sanctions: "SanctionStore"
+    jobs: "JobRecords"
+    erasures: "ErasureWrites"

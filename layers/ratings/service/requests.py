@@ -5,13 +5,23 @@ OpenAPI document is generated from them. A game's body belongs to its ruleset
 """
 
 from datetime import datetime
+from functools import cache
 from typing import Any, NamedTuple
 
 from ratings.rules import InvalidInput
-from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Object, Timestamp
+from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Object, Text, Timestamp
 from ratings.rules.submission import check_future, fingerprint
 
-__all__ = ["LINK", "PODIUM", "PodiumInput", "parse_link", "parse_podium"]
+__all__ = [
+    "LINK",
+    "PODIUM",
+    "PodiumInput",
+    "SanctionInput",
+    "parse_link",
+    "parse_podium",
+    "parse_sanction",
+    "sanction_body",
+]
 
 PODIUM_PLACE = Object(
     (
@@ -44,6 +54,46 @@ LINK = Object(
     "an identity link",
     title="IdentityLink",
 )
+
+#: The refund window a sanction gets when it names none.
+DEFAULT_REFUND_DAYS = 7
+
+
+@cache
+def sanction_body(retention_days: int) -> Object:
+    """A sanction's body, where `refund_days` may reach the retention period (games older
+    than it are no longer stored, so nothing could be refunded for them)."""
+    return Object(
+        (
+            Field("sanction_id", ID, "The sanction's id: made once", example="s-2026-001"),
+            Field("player_id", ID, "The player taken off the ladder", example="mallory"),
+            Field(
+                "reason",
+                Text(500),
+                "Why, in your own words (kept with the sanction and shown with it)",
+                default=None,
+                nullable=True,
+                example="cheating",
+            ),
+            Field(
+                "refund_days",
+                Integer(0, retention_days),
+                f"Refund losses in the player's ranked games of the last this many days "
+                f"(0 to the retention period, {retention_days} days; 0 refunds nothing)",
+                default=DEFAULT_REFUND_DAYS,
+            ),
+        ),
+        "a sanction",
+        title="Sanction",
+    )
+
+
+class SanctionInput(NamedTuple):
+    sanction_id: str
+    player_id: str
+    reason: str | None
+    refund_days: int
+    fingerprint: str
 
 
 class PodiumInput(NamedTuple):
@@ -84,6 +134,18 @@ def parse_podium(body: object, now: datetime) -> PodiumInput:
         values["public"],
         ordered,
         fingerprint(content),
+    )
+
+
+def parse_sanction(body: object, retention_days: int) -> SanctionInput:
+    """Check a sanction's body; InvalidInput names the field."""
+    values: dict[str, Any] = sanction_body(retention_days).parse(body, "")
+    return SanctionInput(
+        values["sanction_id"],
+        values["player_id"],
+        values["reason"],
+        values["refund_days"],
+        fingerprint(values),
     )
 
 

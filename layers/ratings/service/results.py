@@ -100,6 +100,13 @@ class PlayerSummary(NamedTuple):
     recent_ranked_games: int
     k: int
     provisional: bool
+    sanctioned: Annotated[
+        bool,
+        Doc(
+            "Under a sanction in the ladder: off its leaderboard (no standing), no game with "
+            "them rates; the rating is kept"
+        ),
+    ]
     standing: Standing | None
 
 
@@ -161,10 +168,16 @@ class PodiumBonusEvent(NamedTuple):
 class History(NamedTuple):
     player_id: Annotated[str, IDENTIFIER]
     ladder: Annotated[str, IDENTIFIER]
-    #: The stored events, each the JSON of a GameEvent or a PodiumBonusEvent.
+    #: The stored events, each the JSON of a GameEvent, a PodiumBonusEvent or a refund's
+    #: event (`ratings.service.sanction_documents.refund_event`).
     events: Annotated[
         Sequence[JsonObject],
-        Json({"type": "array", "items": {"oneOf": [ref("GameEvent"), ref("PodiumBonusEvent")]}}),
+        Json(
+            {
+                "type": "array",
+                "items": {"oneOf": [ref("GameEvent"), ref("PodiumBonusEvent"), ref("RefundEvent")]},
+            }
+        ),
     ]
     next_cursor: str | None
 

@@ -1,26 +1,33 @@
 """What the storage ports store and give back, besides players' states (`service.player`):
 history events, game and tournament results, identity links, leaderboard rows, the rating
-histogram, and what a use case reads before it writes.
+histogram, background jobs' records and messages, and what a use case reads before it writes.
 
 NamedTuples rather than frozen dataclasses: as immutable and comparable, but nothing is
 generated for them while a Lambda cold-starts (docs/performance.md).
 """
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.player import Player
-from ratings.service.results import GameEvent, JsonObject, PodiumBonusEvent, json_of
+from ratings.service.results import GAME_EVENT as GAME_EVENT
+from ratings.service.results import PODIUM_EVENT as PODIUM_EVENT
+from ratings.service.results import GameEvent, PodiumBonusEvent, json_of
+from ratings.service.results import JsonObject as JsonObject
 
 
 class PlayerEvent(NamedTuple):
     """One line of a player's history: a game (ranked or not) or a podium bonus.
 
     Ranked games are what the recent-games window counts, by `at` (the game's played_at).
-    `expires_at` is when the store may drop the record; reads never rely on it.
+    `expires_at` is when the store may drop the record; reads never rely on it (a history
+    shows an event for the history retention after its `at`).
     """
 
     ladder: str
@@ -34,13 +41,22 @@ class PlayerEvent(NamedTuple):
 
     @classmethod
     def of(
-        cls, player: Player, event: GameEvent | PodiumBonusEvent, kept_for: timedelta
+        cls,
+        player: Player,
+        event: GameEvent | PodiumBonusEvent,
+        kept_for: timedelta,
+        kept_until: datetime | None = None,
     ) -> "PlayerEvent":
-        """`event` in `player`'s history, kept for `kept_for` after it happened."""
+        """`event` in `player`'s history, kept `kept_for` after it happened, and at least until
+        `kept_until` (a game's record's expiry: while the record names the player, so does an
+        event of theirs, where an erasure finds it)."""
         if isinstance(event, GameEvent):
             ref_id, ranked = event.game_id, event.ranked
         else:
             ref_id, ranked = event.tournament_id, False
+        expires_at = event.at + kept_for
+        if kept_until is not None:
+            expires_at = max(expires_at, kept_until)
         return cls(
             ladder=player.ladder,
             player_id=player.player_id,
@@ -49,7 +65,7 @@ class PlayerEvent(NamedTuple):
             ref_id=ref_id,
             ranked=ranked,
             body=json_of(event),
-            expires_at=event.at + kept_for,
+            expires_at=expires_at,
         )
 
 
@@ -75,6 +91,9 @@ class StoredGame(NamedTuple):
     fingerprint: str
     result: JsonObject
     expires_at: datetime
+    #: Rewrites of the result since it was stored (an erasure replaces ids by pseudonyms);
+    #: a rewrite is stored only over the revision it read.
+    revision: int = 0
 
 
 class StoredTournament(NamedTuple):
@@ -82,6 +101,7 @@ class StoredTournament(NamedTuple):
     tournament_id: str
     fingerprint: str
     result: JsonObject
+    revision: int = 0
 
 
 class Link(NamedTuple):
@@ -137,3 +157,152 @@ class LinkReads(NamedTuple):
     anonymous_absorbed: str | None
     #: (ladder, player id) -> state, for both ids in every ladder asked for.
     states: Mapping[tuple[str, str], Player] = MappingProxyType({})
+    #: Those of the two ids whose erasure is pending (no link may change them meanwhile).
+    erasing: tuple[str, ...] = ()
+
+
+# Background jobs ---------------------------------------------------------------------------
+
+PENDING = "pending"
+DONE = "done"
+
+
+class Progress(NamedTuple):
+    """How far a job got: the phase it is in and, within it, where the next step starts."""
+
+    phase: str
+    #: The kind's own position in the phase (a page's cursor, an index); None at its start.
+    position: JsonObject | None = None
+
+
+class Job(NamedTuple):
+    """One job's record. `progress_version` counts the writes of the record: 1 when created;
+    a save stores version n only over version n - 1 (like a player's state)."""
+
+    kind: str
+    #: The job's id within its kind (an erasure: a hash of the player id).
+    job_id: str
+    status: str  # PENDING | DONE
+    requested_at: datetime
+    progress: Progress
+    #: The kind's own fields (an erasure: the ids and pseudonyms, while pending).
+    details: JsonObject
+    progress_version: int = 1
+    completed_at: datetime | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.status == PENDING
+
+    @property
+    def message(self) -> "JobMessage":
+        return JobMessage(self.kind, self.job_id)
+
+    def advanced(self, progress: Progress, details: JsonObject | None = None) -> "Job":
+        """The job after a step that leaves it pending at `progress` (and with `details`)."""
+        return self._replace(
+            progress=progress,
+            details=self.details if details is None else details,
+            progress_version=self.progress_version + 1,
+        )
+
+    def finished(self, at: datetime, details: JsonObject | None = None) -> "Job":
+        """The job once its last step is done: what it keeps from then on is `details`."""
+        return self._replace(
+            status=DONE,
+            completed_at=at,
+            progress=Progress(DONE),
+            details={} if details is None else details,
+            progress_version=self.progress_version + 1,
+        )
+
+
+class JobMessage(NamedTuple):
+    """What the jobs queue carries: the job it names, nothing else (the record has the rest)."""
+
+    kind: str
+    job_id: str
+
+    def body(self) -> str:
+        return json.dumps({"job": self.kind, "job_id": self.job_id}, separators=(",", ":"))
+
+    @classmethod
+    def parse(cls, body: object) -> "JobMessage":
+        """The message in a queue message's JSON value; InvalidInput when it is not one."""
+        if not isinstance(body, dict):
+            raise InvalidInput("message body", "message body must be a JSON object")
+        kind, job_id = body.get("job"), body.get("job_id")
+        if not isinstance(kind, str) or not kind:
+            raise InvalidInput("job", "job must name a job kind, like erasure")
+        if not isinstance(job_id, str) or not job_id:
+            raise InvalidInput("job_id", "job_id must be the id of a job")
+        return cls(kind, job_id)
+
+
+#: The job kind of an erasure (`usecases.request_erasure`, `usecases.erase_player`).
+ERASURE = "erasure"
+
+
+def erasure_id(player_id: str) -> str:
+    """The id of the erasure job of `player_id`: its SHA-256, so the record names no id."""
+    return hashlib.sha256(player_id.encode()).hexdigest()
+
+
+# What erasing a player reads and writes ----------------------------------------------------
+
+#: The kind of a player's pointer to a tournament whose awards name them (`PlayerItem.kind`).
+AWARD_POINTER = "award"
+
+
+class PlayerItem(NamedTuple):
+    """One item of a player's own records in a ladder, as an erasure reads them: a history
+    event (`event`), a pointer to a tournament whose awards name the player, or any other
+    item stored under the player (which the erasure deletes as it is)."""
+
+    ladder: str
+    player_id: str
+    #: GAME_EVENT, PODIUM_EVENT, AWARD_POINTER, or the stored item's own kind.
+    kind: str
+    #: The game's or tournament's id (empty for other items).
+    ref_id: str
+    #: The storage's own name of the item within the player's records (what deletes it).
+    key: str
+    event: "PlayerEvent | None" = None
+
+
+class ErasedIdentity(NamedTuple):
+    """The ids an erasure covers, as stored when it starts."""
+
+    #: The anonymous id the player's account absorbed (linked to it), if any.
+    absorbed_id: str | None
+    #: The account the player is linked to as an anonymous id, if any.
+    linked_to: str | None
+    #: (ladder, player id) -> state, for the player and the absorbed id in each ladder.
+    states: Mapping[tuple[str, str], Player]
+
+
+class EventKey(NamedTuple):
+    """Where a player's event of a game is: the game's players share its `at` and id."""
+
+    player_id: str
+    at: datetime
+    game_id: str
+
+
+class References(NamedTuple):
+    """Other records an erasure rewrites, read together (missing: not, or no more, stored)."""
+
+    games: Mapping[str, StoredGame]
+    tournaments: Mapping[str, StoredTournament]
+    events: Mapping[EventKey, PlayerEvent]
+
+
+class Pseudonymized(NamedTuple):
+    """One step of an erasure's rewriting, stored all at once or not at all: others' records
+    with pseudonyms for the ids (each game and tournament over the revision it read, each
+    event only while it exists), and the player's own items deleted."""
+
+    games: Sequence[StoredGame]
+    tournaments: Sequence[StoredTournament]
+    events: Sequence[PlayerEvent]
+    deleted: Sequence[PlayerItem]

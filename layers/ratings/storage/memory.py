@@ -1,25 +1,56 @@
 """The in-memory fake of the storage ports, for fast service tests.
 
-`InMemoryStorage` holds the tables and one fake of each port over them (`writes`, `results`,
-`history`, `leaderboard`, `ranks`). It keeps the ports' promises the way DynamoDB does: each
-commit checks every condition before changing anything, versions move by one per write, and
-expired records stay until something deletes them (reads must not rely on expiry).
+`InMemoryStorage` holds the tables and one fake of each port over them (`writes`, `jobs`; the
+read views in `memory_views`; `sanctions` and `erasures` in `memory_sanctions` and
+`memory_erasures`). It keeps the
+ports' promises the way DynamoDB does: each commit checks every condition before changing
+anything, versions move by one per write, and expired records stay until something deletes
+them (reads must not rely on expiry).
 """
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from ratings.rules.ranking import board_order
-from ratings.service import stored
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
-from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
+from ratings.service.ports import (
+    ErasureWrites,
+    HistoryView,
+    JobRecords,
+    LeaderboardView,
+    RankView,
+    ResultsView,
+    SanctionStore,
+    Writes,
+)
 from ratings.service.results import GAME_EVENT
-from ratings.service.stored import Events, Players, StoredGame
+from ratings.service.stored import (
+    ERASURE,
+    GameReads,
+    Job,
+    LeaderboardRow,
+    Link,
+    LinkReads,
+    PlayerEvent,
+    PodiumReads,
+    Standings,
+    StoredGame,
+    StoredTournament,
+    erasure_id,
+)
+from ratings.storage.memory_erasures import InMemoryErasures
+from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
+from ratings.storage.memory_views import (
+    InMemoryHistory,
+    InMemoryLeaderboard,
+    InMemoryRanks,
+    InMemoryResults,
+    leaderboard_order,
+)
 
-_Record = TypeVar("_Record", stored.StoredGame, stored.StoredTournament)
+_Stored = TypeVar("_Stored", StoredGame, StoredTournament)
 
 
 class InMemoryStorage:
@@ -27,32 +58,41 @@ class InMemoryStorage:
 
     def __init__(self) -> None:
         self.states: dict[tuple[str, str], Player] = {}
-        self.events: dict[tuple[str, str], list[stored.PlayerEvent]] = {}
-        self.games: dict[tuple[str, str], stored.StoredGame] = {}
-        self.tournaments: dict[tuple[str, str], stored.StoredTournament] = {}
-        self.standings: dict[str, stored.Standings] = {}
+        self.events: dict[tuple[str, str], list[PlayerEvent]] = {}
+        self.games: dict[tuple[str, str], StoredGame] = {}
+        self.tournaments: dict[tuple[str, str], StoredTournament] = {}
+        self.standings: dict[str, Standings] = {}
         self.links: dict[str, str] = {}  # anonymous id -> account
         self.absorbed: dict[str, str] = {}  # account -> anonymous id
+        self.job_records: dict[tuple[str, str], Job] = {}  # (kind, job_id) -> record
+        #: (ladder, player id) -> the tournaments whose awards name the player.
+        self.awards: dict[tuple[str, str], set[str]] = {}
         self.commits = 0
         #: Called at the start of every commit, before conditions are checked: tests use it
         #: to slip a concurrent write between a use case's reads and its commit.
         self.before_commit: Callable[[], None] | None = None
         self.lock = threading.RLock()
-        self.writes: Writes = InMemoryWrites(self)
+        #: The writes port as the fake's other stores use it (its checked commit).
+        self.fake_writes = InMemoryWrites(self)
+        self.writes: Writes = self.fake_writes
         self.results: ResultsView = InMemoryResults(self)
         self.history: HistoryView = InMemoryHistory(self)
         self.leaderboard: LeaderboardView = InMemoryLeaderboard(self)
         self.ranks: RankView = InMemoryRanks(self)
+        self.sanction_tables = SanctionTables()
+        self.sanctions: SanctionStore = InMemorySanctions(self)
+        self.jobs: JobRecords = InMemoryJobs(self)
+        self.erasures: ErasureWrites = InMemoryErasures(self)
 
-    def board(self, ladder: str) -> list[stored.LeaderboardRow]:
+    def board(self, ladder: str) -> list[LeaderboardRow]:
         """The ladder's leaderboard, in order."""
         with self.lock:
             rows = [
-                stored.LeaderboardRow(player.player_id, player.rating, player.ranked_games)
+                LeaderboardRow(player.player_id, player.rating, player.ranked_games)
                 for (state_ladder, _pid), player in self.states.items()
                 if state_ladder == ladder and player.on_the_board
             ]
-        rows.sort(key=_order)
+        rows.sort(key=leaderboard_order)
         return rows
 
     def expire(self, now: datetime) -> None:
@@ -72,26 +112,24 @@ class InMemoryWrites(Writes):
 
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
-    ) -> stored.GameReads:
+    ) -> GameReads:
         tables = self._tables
         with tables.lock:
             game = tables.games.get((ladder, game_id)) if game_id is not None else None
-            return stored.GameReads(
-                game, self._links(player_ids), self.read_states(ladder, player_ids)
-            )
+            return GameReads(game, self._links(player_ids), self.read_states(ladder, player_ids))
 
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
-    ) -> stored.PodiumReads:
+    ) -> PodiumReads:
         tables = self._tables
         with tables.lock:
             tournament = tables.tournaments.get((ladder, tournament_id))
             states = self.read_states(ladder, player_ids)
-            return stored.PodiumReads(tournament, self._links(player_ids), states)
+            return PodiumReads(tournament, self._links(player_ids), states)
 
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
-    ) -> stored.LinkReads:
+    ) -> LinkReads:
         tables = self._tables
         with tables.lock:
             states = {
@@ -100,13 +138,20 @@ class InMemoryWrites(Writes):
                 for pid in (anonymous_id, account_id)
                 if (ladder, pid) in tables.states
             }
-            return stored.LinkReads(
+            return LinkReads(
                 anonymous_linked_to=tables.links.get(anonymous_id),
                 account_absorbed=tables.absorbed.get(account_id),
                 account_linked_to=tables.links.get(account_id),
                 anonymous_absorbed=tables.absorbed.get(anonymous_id),
                 states=states,
+                erasing=tuple(
+                    pid for pid in (anonymous_id, account_id) if self._erasure_pending(pid)
+                ),
             )
+
+    def _erasure_pending(self, player_id: str) -> bool:
+        job = self._tables.job_records.get((ERASURE, erasure_id(player_id)))
+        return job is not None and job.pending
 
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         states = self._tables.states
@@ -129,13 +174,19 @@ class InMemoryWrites(Writes):
         return self._tables.links.get(player_id, player_id)
 
     def commit_game(
-        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
         games = self._tables.games
 
         def put_game() -> Callable[[], None]:
-            current = games.get((game.ladder, game.game_id))
-            if current is not None and (now is None or current.expires_at > now):
+            stored = games.get((game.ladder, game.game_id))
+            if stored is not None and (now is None or stored.expires_at > now):
                 raise AlreadyStored(game.game_id)
 
             def apply() -> None:
@@ -143,20 +194,37 @@ class InMemoryWrites(Writes):
 
             return apply
 
-        self._commit(players, events, put_game)
+        self.commit_checked(players, events, put_game, unchanged)
 
     def commit_tournament(
-        self, tournament: stored.StoredTournament, players: stored.Players, events: stored.Events
+        self,
+        tournament: StoredTournament,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player] = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
-        tournaments = self._tables.tournaments
-        self._commit(
-            players, events, lambda: _put_new(tournaments, tournament, tournament.tournament_id)
-        )
+        tables = self._tables
 
-    def commit_link(self, link: stored.Link, players: stored.Players) -> None:
+        def put_tournament() -> Callable[[], None]:
+            apply = _put_new(tables.tournaments, tournament, tournament.tournament_id)
+
+            def apply_with_pointers() -> None:
+                apply()
+                for player_id in podium_ids:
+                    pointers = tables.awards.setdefault((tournament.ladder, player_id), set())
+                    pointers.add(tournament.tournament_id)
+
+            return apply_with_pointers
+
+        self.commit_checked(players, events, put_tournament, unchanged)
+
+    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
         tables = self._tables
 
         def put_links() -> Callable[[], None]:
+            if self._erasure_pending(link.anonymous_id) or self._erasure_pending(link.account_id):
+                raise WriteConflict(link.anonymous_id)
             taken = (
                 link.anonymous_id in tables.links
                 or link.account_id in tables.absorbed
@@ -172,13 +240,13 @@ class InMemoryWrites(Writes):
 
             return apply
 
-        self._commit(players, [], put_links)
+        self.commit_checked(players, [], put_links)
 
-    def put_standings(self, standings: stored.Standings) -> bool:
+    def put_standings(self, standings: Standings) -> bool:
         tables = self._tables
         with tables.lock:
-            current = tables.standings.get(standings.ladder)
-            if current is not None and current.refreshed_at >= standings.refreshed_at:
+            stored = tables.standings.get(standings.ladder)
+            if stored is not None and stored.refreshed_at >= standings.refreshed_at:
                 return False
             tables.standings[standings.ladder] = standings
             return True
@@ -187,21 +255,27 @@ class InMemoryWrites(Writes):
         links = self._tables.links
         return {pid: links[pid] for pid in player_ids if pid in links}
 
-    def _commit(
+    def commit_checked(
         self,
-        players: stored.Players,
-        events: stored.Events,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
         check_record: Callable[[], Callable[[], None]],
+        unchanged: Sequence[Player] = (),
     ) -> None:
+        """One atomic commit of the fake: `check_record` checks the record the commit
+        creates (raising to refuse it) and returns how to store it; then each state's
+        version is checked, and only then is anything stored."""
         tables = self._tables
         if tables.before_commit is not None:
             hook, tables.before_commit = tables.before_commit, None
             hook()
         with tables.lock:
             apply_record = check_record()
-            for player in players:
+            expected = [(player, player.replaces_version) for player in players]
+            expected += [(player, player.version) for player in unchanged]
+            for player, version in expected:
                 current = tables.states.get((player.ladder, player.player_id))
-                if (current.version if current else 0) != player.replaces_version:
+                if (current.version if current else 0) != version:
                     raise WriteConflict(player.player_id)
             apply_record()
             for player in players:
@@ -211,112 +285,38 @@ class InMemoryWrites(Writes):
             tables.commits += 1
 
 
-class InMemoryResults(ResultsView):
-    """Stored results by key, and a ladder's game records for exports, as the
-    tables hold them (expired ones too, as DynamoDB's TTL would)."""
-
+class InMemoryJobs(JobRecords):
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
 
-    def get_game(self, ladder: str, game_id: str) -> stored.StoredGame | None:
-        return self._tables.games.get((ladder, game_id))
-
-    def get_tournament(self, ladder: str, tournament_id: str) -> stored.StoredTournament | None:
-        return self._tables.tournaments.get((ladder, tournament_id))
-
-    def stored_games(self, ladder: str) -> Iterator[stored.StoredGame]:
+    def get_job(self, kind: str, job_id: str) -> Job | None:
         with self._tables.lock:
-            games = [
-                game
-                for (game_ladder, _id), game in self._tables.games.items()
-                if game_ladder == ladder
-            ]
-        yield from games
+            return self._tables.job_records.get((kind, job_id))
 
-
-class InMemoryHistory(HistoryView):
-    """A player's events, newest first, paged after a position (expired ones too:
-    the use case skips them)."""
-
-    def __init__(self, tables: InMemoryStorage) -> None:
-        self._tables = tables
-
-    def history(
-        self, ladder: str, player_id: str, limit: int, after: stored.EventPosition | None
-    ) -> stored.HistoryPage:
+    def create_job(self, job: Job) -> None:
+        records = self._tables.job_records
         with self._tables.lock:
-            events = sorted(
-                self._tables.events.get((ladder, player_id), []), key=_event_key, reverse=True
-            )
-        if after is not None:
-            events = [event for event in events if _event_key(event) < after]
-        return stored.HistoryPage(events[:limit], more=len(events) > limit)
+            if (job.kind, job.job_id) in records:
+                raise AlreadyStored(job.job_id)
+            records[(job.kind, job.job_id)] = job._replace(progress_version=1)
 
-
-class InMemoryLeaderboard(LeaderboardView):
-    """Leaderboard pages from the board the states make: listed players with a
-    ranked game, in leaderboard order."""
-
-    def __init__(self, tables: InMemoryStorage) -> None:
-        self._tables = tables
-
-    def leaderboard(
-        self, ladder: str, limit: int, after: tuple[int, str] | None
-    ) -> Sequence[stored.LeaderboardRow]:
-        rows = self._tables.board(ladder)
-        if after is not None:
-            rows = [row for row in rows if _order(row) > board_order(*after)]
-        return rows[:limit]
-
-    def leaderboard_before(
-        self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> Sequence[stored.LeaderboardRow]:
-        rows = [row for row in self._tables.board(ladder) if _order(row) < board_order(*before)]
-        return rows[-limit:] if limit > 0 else []
-
-
-class InMemoryRanks(RankView):
-    """Counts ahead of a position on that board, within the same read budget as
-    DynamoDB's count, and the stored histograms."""
-
-    def __init__(self, tables: InMemoryStorage) -> None:
-        self._tables = tables
-
-    def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
-        at_or_above = [row for row in self._tables.board(ladder) if row.rating >= rating]
-        ahead = sum(
-            1
-            for row in at_or_above
-            if row.player_id != player_id and (row.rating > rating or row.player_id < player_id)
-        )
-        if ahead >= limit or len(at_or_above) > 2 * limit + 2:
-            return None
-        return ahead
-
-    def read_standings(self, ladder: str) -> stored.Standings | None:
-        return self._tables.standings.get(ladder)
-
-    def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
-        for row in self._tables.board(ladder):
-            yield row.player_id, row.rating
+    def save_job(self, job: Job) -> None:
+        records = self._tables.job_records
+        with self._tables.lock:
+            stored = records.get((job.kind, job.job_id))
+            if stored is None or stored.progress_version != job.progress_version - 1:
+                raise WriteConflict(job.job_id)
+            records[(job.kind, job.job_id)] = job
 
 
 def _put_new(
-    table: dict[tuple[str, str], _Record], record: _Record, key: str
+    table: dict[tuple[str, str], _Stored], stored: _Stored, key: str
 ) -> Callable[[], None]:
-    ladder = record.ladder
+    ladder = stored.ladder
     if (ladder, key) in table:
         raise AlreadyStored(key)
 
     def apply() -> None:
-        table[(ladder, key)] = record
+        table[(ladder, key)] = stored
 
     return apply
-
-
-def _order(row: stored.LeaderboardRow) -> tuple[int, str]:
-    return board_order(row.rating, row.player_id)
-
-
-def _event_key(event: stored.PlayerEvent) -> stored.EventPosition:
-    return (event.at, event.event_type, event.ref_id)

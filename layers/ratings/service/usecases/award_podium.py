@@ -8,7 +8,7 @@ from ratings.service.declared import ABSENT
 from ratings.service.errors import TournamentConflict
 from ratings.service.once import answer_again, commit_once
 from ratings.service.player import Player
-from ratings.service.player_reads import players_of
+from ratings.service.player_reads import players_of, refuse_erasing
 from ratings.service.ports import ResultsView, Writes
 from ratings.service.requests import PodiumInput, parse_podium
 from ratings.service.results import (
@@ -50,8 +50,10 @@ class AwardPodium(NamedTuple):
         if len(set(resolved)) != len(resolved):
             raise InvalidInput("podium", "podium players must be different people (after linking)")
         players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
+        refuse_erasing(players)
         awards: list[Award] = []
         awarded: list[Player] = []
+        unpaid: list[Player] = []
         events: list[PlayerEvent] = []
         for (place, submitted_id), player in zip(podium.podium, players, strict=True):
             bonus = ladder.podium_bonus(place) if podium.public else 0
@@ -66,6 +68,7 @@ class AwardPodium(NamedTuple):
                 )
             )
             if bonus == 0:
+                unpaid.append(player)
                 continue
             awarded.append(after)
             bonus_event = PodiumBonusEvent(
@@ -93,9 +96,12 @@ class AwardPodium(NamedTuple):
             fingerprint=podium.fingerprint,
             result=json_of(result),
         )
+        # The award names every podium player, paid or not: each gets a pointer to it (an
+        # erasure finds their awards by it), and the commit holds only over every state read.
+        podium_ids = [player.player_id for player in players]
         return commit_once(
             tournament,
             conflict,
-            lambda: self.writes.commit_tournament(tournament, awarded, events),
+            lambda: self.writes.commit_tournament(tournament, awarded, events, unpaid, podium_ids),
             lambda: self.results.get_tournament(tournament.ladder, tournament.tournament_id),
         )

@@ -1,11 +1,12 @@
 """Link an identity: an anonymous id becomes an account once, its state moving to the account
-in each ladder where the account has no ranked games (docs/rules.md)."""
+in each ladder where the account has no ranked games, and its sanction following it in each
+ladder where it is under one (docs/rules.md)."""
 
 from collections.abc import Mapping
 from typing import NamedTuple
 
 from ratings.service.context import Context
-from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
+from ratings.service.errors import AlreadyLinked, AlreadyStored, PlayerErasing, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import Writes
 from ratings.service.requests import parse_link
@@ -34,6 +35,8 @@ class LinkIdentity(NamedTuple):
         reads = self.writes.read_for_link(anonymous_id, account_id, ladder_ids)
         if reads.anonymous_linked_to == account_id:
             return self._repeated(link, reads.states)
+        if reads.erasing:
+            raise PlayerErasing
         if reads.anonymous_linked_to is not None:
             raise AlreadyLinked(f"anonymous_id {anonymous_id!r} is already linked to an account")
         if reads.account_absorbed is not None:
@@ -61,6 +64,9 @@ class LinkIdentity(NamedTuple):
                 moved.append(account.absorbing(anonymous))
                 kept.append(LadderKept(ladder=ladder_id, kept="anonymous"))
             else:
+                sanctioned = account.linked_with(anonymous)
+                if sanctioned is not None:
+                    moved.append(sanctioned)
                 kept.append(LadderKept(ladder=ladder_id, kept="account"))
         try:
             self.writes.commit_link(link, moved)

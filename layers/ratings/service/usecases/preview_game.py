@@ -37,5 +37,5 @@ class PreviewGame(NamedTuple):
             if recent is None:
                 recent = recent_ranked_games(self.writes, ruleset, player, game.played_at)
             states.append(player.supposing(overrides).before_game(recent))
-        result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game))
+        result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game, players))
         return json_of(result._replace(preview=True))

@@ -27,15 +27,18 @@ class ReadHistory(NamedTuple):
         page_size = page_limit(limit, DEFAULT_HISTORY_LIMIT)
         resolved = self.writes.resolve(player_id)
         after = cursors.decode_history_cursor(cursor, ladder.ladder_id, resolved)
-        now = self.context.now()
+        # Events are shown for the history retention after their time (the store may keep
+        # them longer: a game's events live as long as its record).
+        shown_since = self.context.now() - self.context.settings.history_retention
         # One event more than the page, so next_cursor is given only when a next page has
-        # events; expired events (TTL deletes late) are skipped as if already gone.
+        # events; events past the retention (TTL deletes late, and a game's events are kept
+        # as long as its record) are skipped as if already gone.
         events: list[PlayerEvent] = []
         while len(events) <= page_size:
             page = self.history.history(
                 ladder.ladder_id, resolved, page_size + 1 - len(events), after
             )
-            events.extend(event for event in page.events if event.expires_at > now)
+            events.extend(event for event in page.events if event.at > shown_since)
             if not page.more or not page.events:
                 break
             last = page.events[-1]

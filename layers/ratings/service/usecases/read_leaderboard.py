@@ -60,6 +60,11 @@ class ReadLeaderboard(NamedTuple):
         require_id(around, "around")
         player_id = self.writes.resolve(around)
         player = self.writes.read_states(ladder_id, [player_id]).get(player_id)
+        if player is not None and player.sanctioned:
+            raise NotRanked(
+                f"player {around!r} is under a sanction in ladder {ladder_id!r}, so is not on "
+                "its leaderboard"
+            )
         if player is None or not player.on_the_board:
             raise NotRanked(
                 f"player {around!r} has no ranked games in ladder {ladder_id!r}, so is not "

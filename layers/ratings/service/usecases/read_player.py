@@ -39,12 +39,14 @@ class ReadPlayer(NamedTuple):
             recent_ranked_games=recent,
             k=ladder.ruleset.k_for(state),
             provisional=ladder.ruleset.provisional(state),
+            sanctioned=player.sanctioned,
             standing=self.standing(player),
         )
         return json_of(summary)
 
     def standing(self, player: Player) -> Standing | None:
-        """The player's standing (`player` resolved and read), None when not on the board."""
+        """The player's standing (`player` resolved and read), None when not on the board
+        (no ranked game, or under a sanction)."""
         if not player.on_the_board:
             return None
         return self.ranking.rank(player.ladder, player.rating, player.player_id)

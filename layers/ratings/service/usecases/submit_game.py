@@ -16,7 +16,12 @@ from ratings.service.context import Context
 from ratings.service.errors import GameConflict
 from ratings.service.game_rating import evaluate, why_unranked
 from ratings.service.once import answer_again, commit_once
-from ratings.service.player_reads import players_of, recent_ranked_games, resolve_pair
+from ratings.service.player_reads import (
+    players_of,
+    recent_ranked_games,
+    refuse_erasing,
+    resolve_pair,
+)
 from ratings.service.ports import ResultsView, Writes
 from ratings.service.results import GameEvent, Submitted, json_of
 from ratings.service.retries import Retrier
@@ -54,7 +59,8 @@ class SubmitGame(NamedTuple):
         check_age(game.played_at, now, "played_at")
         resolved = resolve_pair(ids, reads.links)
         players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
-        reason = why_unranked(game)
+        refuse_erasing(players)
+        reason = why_unranked(game, players)
         states = [
             player.before_game(
                 0
@@ -70,11 +76,6 @@ class SubmitGame(NamedTuple):
                 player.rated(change.rating_after)
                 for player, change in zip(players, rating.players, strict=True)
             ]
-        retention = self.context.settings.history_retention
-        events = [
-            PlayerEvent.of(player, GameEvent.of(result, index, resolved[1 - index]), retention)
-            for index, player in enumerate(players)
-        ]
         stored = StoredGame(
             ladder=ladder.ladder_id,
             game_id=game.game_id,
@@ -82,11 +83,24 @@ class SubmitGame(NamedTuple):
             result=json_of(result),
             expires_at=now + self.context.settings.game_retention,
         )
+        retention = self.context.settings.history_retention
+        events = [
+            PlayerEvent.of(
+                player,
+                GameEvent.of(result, index, resolved[1 - index]),
+                retention,
+                kept_until=stored.expires_at,
+            )
+            for index, player in enumerate(players)
+        ]
+        # An unranked game writes no state, yet commits only over the states it read: an
+        # erasure that marked one meanwhile must not see the game land after its mark.
+        unchanged = [] if rated else players
         return commit_once(
             stored,
             conflict,
             # An expired record is replaced, as if TTL had deleted it already.
-            lambda: self.writes.commit_game(stored, rated, events, now=now),
+            lambda: self.writes.commit_game(stored, rated, events, unchanged, now=now),
             lambda: _unexpired(self.results.get_game(stored.ladder, stored.game_id), now),
         )
 

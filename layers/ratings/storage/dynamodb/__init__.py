@@ -9,16 +9,28 @@ consistent and batched. Its modules, one job each:
 - `commits`: the writes port's transactions
 - `results`, `history`, `leaderboard`, `ranks`: the read views (results; a player's
   history; leaderboard pages; ranks and the histogram)
+- `sanctions`, `sanction_layout`: the sanctions port and its items
+- `jobs`: background jobs' records
+- `erasures`: the erasure port (erasing a player's items)
 - `errors`: what a failed request means (transient, conflict, already stored)
 """
 
 from pynamodb.connection import Connection
 
-from ratings.service.ports import HistoryView, LeaderboardView, RankView, ResultsView, Writes
+from ratings.service.ports import (
+    ErasureWrites,
+    HistoryView,
+    JobRecords,
+    LeaderboardView,
+    RankView,
+    ResultsView,
+    SanctionStore,
+    Writes,
+)
+from ratings.storage.dynamodb.erasures import DynamoErasures
 from ratings.storage.dynamodb.history import DynamoHistory
+from ratings.storage.dynamodb.jobs import DynamoJobs
 from ratings.storage.dynamodb.layout import (
-    BoundTable,
-    Client,
     Leaderboard,
     RankedByTime,
     RatingsItem,
@@ -30,6 +42,8 @@ from ratings.storage.dynamodb.layout import (
 from ratings.storage.dynamodb.leaderboard import DynamoLeaderboard
 from ratings.storage.dynamodb.ranks import DynamoRanks
 from ratings.storage.dynamodb.results import DynamoResults
+from ratings.storage.dynamodb.sanctions import DynamoSanctions
+from ratings.storage.dynamodb.table import BoundTable, Client
 from ratings.storage.dynamodb.writes import DynamoWrites
 
 #: pynamodb's own timeouts and retries.
@@ -56,6 +70,9 @@ class DynamoStorage:
         self.history: HistoryView = DynamoHistory(self.table)
         self.leaderboard: LeaderboardView = DynamoLeaderboard(self.table)
         self.ranks: RankView = DynamoRanks(self.table)
+        self.sanctions: SanctionStore = DynamoSanctions(self.table)
+        self.jobs: JobRecords = DynamoJobs(self.table)
+        self.erasures: ErasureWrites = DynamoErasures(self.table)
 
     @property
     def connection(self) -> Connection:

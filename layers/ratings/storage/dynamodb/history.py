@@ -5,13 +5,13 @@ from ratings.service.ports import HistoryView
 from ratings.service.stored import EventPosition, HistoryPage
 from ratings.storage.dynamodb.layout import (
     EVENT_SK_PREFIX,
-    BoundTable,
     EventItem,
     RatingsItem,
     event_of,
     event_sort_key,
     player_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class DynamoHistory(HistoryView):

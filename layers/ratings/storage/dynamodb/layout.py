@@ -8,9 +8,9 @@ two in step.
 
 import json
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from pynamodb.attributes import (
     BooleanAttribute,
@@ -19,7 +19,6 @@ from pynamodb.attributes import (
     TTLAttribute,
     UnicodeAttribute,
 )
-from pynamodb.connection import Connection
 from pynamodb.constants import PAY_PER_REQUEST_BILLING_MODE
 from pynamodb.indexes import (
     GlobalSecondaryIndex,
@@ -28,12 +27,10 @@ from pynamodb.indexes import (
     LocalSecondaryIndex,
 )
 from pynamodb.models import Model
-from pynamodb.settings import get_settings_value
 
 from ratings.service.player import Player
 from ratings.service.results import GAME_EVENT
-from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament
-from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.service.stored import Job, PlayerEvent, Progress, StoredGame, StoredTournament
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 RANKED_INDEX = "ranked_by_time"
@@ -46,7 +43,11 @@ ANON_SK = "ANON"
 ACCOUNT_SK = "ACCOUNT"
 STANDINGS_SK = "STANDINGS"
 EVENT_SK_PREFIX = "E#"
+AWARD_SK_PREFIX = "AWARD#"
 LINK_PK_PREFIX = "L#"
+#: Where each kind of background job keeps its record: (pk prefix, sk). The job id follows
+#: the prefix (an erasure's: a hash of the player id; a sanction's: ladder#sanction_id).
+JOB_KEYS = {"erasure": ("X#", "ERASURE"), "sanction": ("N#", "SANCTION")}
 
 
 def player_key(ladder: str, player_id: str) -> str:
@@ -63,6 +64,12 @@ def tournament_key(ladder: str, tournament_id: str) -> str:
 
 def link_key(player_id: str) -> str:
     return f"{LINK_PK_PREFIX}{player_id}"
+
+
+def job_key(kind: str, job_id: str) -> tuple[str, str]:
+    """The (pk, sk) of a job's record; a kind without keys of its own gets `J#{kind}#`."""
+    prefix, sort_key = JOB_KEYS.get(kind, (f"J#{kind}#", "JOB"))
+    return f"{prefix}{job_id}", sort_key
 
 
 def standings_key(ladder: str) -> str:
@@ -127,6 +134,9 @@ class StateItem(RatingsItem, discriminator="state"):
     version = NumberAttribute()
     absorbed_id = UnicodeAttribute(null=True)
     listed = BooleanAttribute(default=True)
+    sanction_id = UnicodeAttribute(null=True)
+    refunded_until = UnicodeAttribute(null=True)
+    erasing = BooleanAttribute(default=False)
 
 
 class EventItem(RatingsItem, discriminator="event"):
@@ -137,14 +147,24 @@ class EventItem(RatingsItem, discriminator="event"):
     body = UnicodeAttribute()
 
 
+class AwardPointerItem(RatingsItem, discriminator="award_pointer"):
+    """In a player's partition, for good: a tournament whose awards name the player (its
+    podium event expires, the tournament does not; an erasure finds it by this)."""
+
+    tournament_id = UnicodeAttribute()
+
+
 class GameItem(RatingsItem, discriminator="game"):
     fingerprint = UnicodeAttribute()
     result = UnicodeAttribute()
+    #: Rewrites since stored (an erasure's pseudonyms); absent before the first.
+    revision = NumberAttribute(null=True)
 
 
 class TournamentItem(RatingsItem, discriminator="tournament"):
     fingerprint = UnicodeAttribute()
     result = UnicodeAttribute()
+    revision = NumberAttribute(null=True)
 
 
 class LinkItem(RatingsItem, discriminator="link"):
@@ -159,80 +179,21 @@ class StandingsItem(RatingsItem, discriminator="standings"):
     refreshed_at = UnicodeAttribute()
 
 
-class Client(NamedTuple):
-    """The table client's timeouts and retries: pynamodb's defaults (15 s, 30 s, 3) where
-    None (wiring fits them to the function's time)."""
+class JobItem(RatingsItem, discriminator="job"):
+    """A background job's record (`ratings.service.stored.Job`); no TTL: a finished job
+    answers its status for good."""
 
-    connect_timeout_seconds: float | None = None
-    read_timeout_seconds: float | None = None
-    max_retry_attempts: int | None = None
-
-
-class BoundTable:
-    """The models bound to one table, the connection every request goes through, and the
-    requests every adapter makes (transient failures raised as TransientStorageError)."""
-
-    def __init__(
-        self, table_name: str, region: str, endpoint_url: str | None, shards: int, client: Client
-    ) -> None:
-        if shards < 1:
-            raise ValueError("leaderboard_shards must be at least 1")
-        # The models are process-wide classes; one process serves one table.
-        meta = RatingsItem.Meta
-        meta.table_name = table_name
-        setattr(meta, "region", region)  # noqa: B010 - pynamodb reads these optional settings
-        setattr(meta, "host", endpoint_url)  # noqa: B010
-        for name, value in client._asdict().items():
-            setattr(meta, name, get_settings_value(name) if value is None else value)
-        RatingsItem._connection = None  # rebind to the table configured above
-        self.table_name = table_name
-        self.endpoint_url = endpoint_url
-        self.shards = shards
-
-    @property
-    def connection(self) -> Connection:
-        """The low-level connection (one botocore client) every request goes through."""
-        return RatingsItem._get_connection().connection
-
-    @staticmethod
-    def create_table() -> None:
-        """Create the table from the models, with its indexes and TTL, unless it exists (the
-        benchmarks; the tests and the local stack create template.yaml's own)."""
-        if not RatingsItem.exists():
-            # pynamodb enables the TTL itself: enabling it again is refused by DynamoDB
-            # ("TimeToLive is already enabled"), though moto accepts it.
-            RatingsItem.create_table(wait=True)
-
-    def batch_get(self, keys: Sequence[tuple[str, str]]) -> Iterator[RatingsItem]:
-        with transient_as_storage_error():
-            yield from RatingsItem.batch_get(keys, consistent_read=True)
-
-    def get(self, pk: str, sk: str) -> RatingsItem | None:
-        with transient_as_storage_error():
-            try:
-                return RatingsItem.get(pk, sk, consistent_read=True)
-            except RatingsItem.DoesNotExist:
-                return None
-
-    def query(self, hash_key: str, **options: Any) -> dict[str, Any]:
-        """One page of a query on the table (or one of its indexes), as DynamoDB answers it."""
-        with transient_as_storage_error():
-            return dict(self.connection.query(self.table_name, hash_key, **options))
-
-    def pages(self, hash_key: str, **options: Any) -> Iterator[dict[str, Any]]:
-        """Every page of a query, as DynamoDB answers them, each after the last one's
-        LastEvaluatedKey; a caller that stops iterating reads no further page."""
-        start_key = None
-        while True:
-            response = self.query(hash_key, exclusive_start_key=start_key, **options)
-            yield response
-            start_key = response.get("LastEvaluatedKey")
-            if not start_key:
-                return
-
-    def leaderboard_shards(self, ladder: str) -> list[str]:
-        """The hash keys of the ladder's leaderboard index, one a write shard."""
-        return [f"{ladder}#{shard}" for shard in range(self.shards)]
+    job_kind = UnicodeAttribute()
+    job_id = UnicodeAttribute()
+    status = UnicodeAttribute()
+    requested_at = UnicodeAttribute()
+    completed_at = UnicodeAttribute(null=True)
+    phase = UnicodeAttribute()
+    #: JSON: the kind's position within the phase, or null.
+    position = UnicodeAttribute()
+    #: JSON: the kind's own fields.
+    details = UnicodeAttribute()
+    progress_version = NumberAttribute()
 
 
 def table_definition() -> Mapping[str, Any]:
@@ -257,17 +218,34 @@ def player_of(item: StateItem) -> Player:
         version=int(item.version),
         absorbed_id=item.absorbed_id,
         listed=item.listed is not False,
+        sanction_id=item.sanction_id,
+        refunded_until=None
+        if item.refunded_until is None
+        else parse_utc_millis(item.refunded_until),
+        erasing=item.erasing is True,
     )
 
 
 def state_item_of(player: Player) -> StateItem:
     # The item's attributes are the player's fields, by name: player_of reads them back.
-    return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **player._asdict())
+    fields = player._asdict()
+    if player.refunded_until is not None:
+        fields["refunded_until"] = format_utc_millis(player.refunded_until)
+    return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **fields)
 
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
     expires_at = item.expires_at or datetime.max.replace(tzinfo=UTC)
-    return StoredGame(ladder, game_id, item.fingerprint, json.loads(item.result), expires_at)
+    result = json.loads(item.result)
+    return StoredGame(
+        ladder, game_id, item.fingerprint, result, expires_at, int(item.revision or 0)
+    )
+
+
+def stored_tournament_of(ladder: str, tournament_id: str, item: TournamentItem) -> StoredTournament:
+    result = json.loads(item.result)
+    revision = int(item.revision or 0)
+    return StoredTournament(ladder, tournament_id, item.fingerprint, result, revision)
 
 
 def event_sort_key(at: datetime, event_type: str, ref_id: str) -> str:
@@ -280,7 +258,12 @@ def game_item(game: StoredGame) -> GameItem:
     key = game_key(game.ladder, game.game_id)
     result = compact_json(game.result)
     return GameItem(
-        key, GAME_SK, fingerprint=game.fingerprint, result=result, expires_at=game.expires_at
+        key,
+        GAME_SK,
+        fingerprint=game.fingerprint,
+        result=result,
+        expires_at=game.expires_at,
+        revision=game.revision or None,
     )
 
 
@@ -288,7 +271,18 @@ def tournament_item(tournament: StoredTournament) -> TournamentItem:
     """A tournament's record: its fingerprint and awards, kept for good."""
     key = tournament_key(tournament.ladder, tournament.tournament_id)
     result = compact_json(tournament.result)
-    return TournamentItem(key, TOURNAMENT_SK, fingerprint=tournament.fingerprint, result=result)
+    revision = tournament.revision or None
+    return TournamentItem(
+        key, TOURNAMENT_SK, fingerprint=tournament.fingerprint, result=result, revision=revision
+    )
+
+
+def award_pointer_item(ladder: str, player_id: str, tournament_id: str) -> AwardPointerItem:
+    return AwardPointerItem(
+        player_key(ladder, player_id),
+        f"{AWARD_SK_PREFIX}{tournament_id}",
+        tournament_id=tournament_id,
+    )
 
 
 def event_item(event: PlayerEvent) -> EventItem:
@@ -319,4 +313,34 @@ def event_of(ladder: str, player_id: str, item: EventItem) -> PlayerEvent:
         ranked=item.ranked,
         body=json.loads(item.body),
         expires_at=expires_at,
+    )
+
+
+def job_item(job: Job) -> JobItem:
+    pk, sk = job_key(job.kind, job.job_id)
+    return JobItem(
+        pk,
+        sk,
+        job_kind=job.kind,
+        job_id=job.job_id,
+        status=job.status,
+        requested_at=format_utc_millis(job.requested_at),
+        completed_at=format_utc_millis(job.completed_at) if job.completed_at else None,
+        phase=job.progress.phase,
+        position=compact_json(job.progress.position),
+        details=compact_json(job.details),
+        progress_version=job.progress_version,
+    )
+
+
+def job_of(item: JobItem) -> Job:
+    return Job(
+        kind=item.job_kind,
+        job_id=item.job_id,
+        status=item.status,
+        requested_at=parse_utc_millis(item.requested_at),
+        progress=Progress(item.phase, json.loads(item.position)),
+        details=json.loads(item.details),
+        progress_version=int(item.progress_version),
+        completed_at=parse_utc_millis(item.completed_at) if item.completed_at else None,
     )

@@ -24,12 +24,12 @@ from ratings.service.stored import LeaderboardRow
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STATE_SK,
-    BoundTable,
     RatingsItem,
     StateItem,
     player_key,
     player_of,
 )
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class DynamoLeaderboard(LeaderboardView):

@@ -21,12 +21,12 @@ from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STANDINGS_SK,
-    BoundTable,
     RatingsItem,
     StandingsItem,
     StateItem,
     standings_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 from ratings.timestamps import parse_utc_millis
 
 

@@ -2,7 +2,6 @@
 GetItem), and every stored game of a ladder for exports (a scan, never on a request path).
 """
 
-import json
 from collections.abc import Iterator
 
 from ratings.service.ports import ResultsView
@@ -11,14 +10,15 @@ from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     GAME_SK,
     TOURNAMENT_SK,
-    BoundTable,
     GameItem,
     RatingsItem,
     TournamentItem,
     game_key,
     stored_game_of,
+    stored_tournament_of,
     tournament_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class DynamoResults(ResultsView):
@@ -36,7 +36,7 @@ class DynamoResults(ResultsView):
         item = self._table.get(tournament_key(ladder, tournament_id), TOURNAMENT_SK)
         if not isinstance(item, TournamentItem):
             return None
-        return StoredTournament(ladder, tournament_id, item.fingerprint, json.loads(item.result))
+        return stored_tournament_of(ladder, tournament_id, item)
 
     def stored_games(self, ladder: str) -> Iterator[StoredGame]:
         # A scan reads the whole table: for exports and analysis, never on a request path.

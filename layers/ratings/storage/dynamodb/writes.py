@@ -3,7 +3,6 @@ conditioned on (players' states, links, the recent-games window), and the commit
 (`commits`), each one TransactWriteItems.
 """
 
-import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -13,6 +12,8 @@ from pynamodb.exceptions import PutError
 from ratings.service.player import Player
 from ratings.service.ports import Writes
 from ratings.service.stored import (
+    ERASURE,
+    PENDING,
     Events,
     GameReads,
     Link,
@@ -22,6 +23,7 @@ from ratings.service.stored import (
     Standings,
     StoredGame,
     StoredTournament,
+    erasure_id,
 )
 from ratings.storage.dynamodb import commits
 from ratings.storage.dynamodb.errors import response_code, transient_as_storage_error
@@ -34,24 +36,28 @@ from ratings.storage.dynamodb.layout import (
     STANDINGS_SK,
     STATE_SK,
     TOURNAMENT_SK,
-    BoundTable,
     GameItem,
+    JobItem,
     LinkItem,
     RatingsItem,
     StandingsItem,
     StateItem,
     TournamentItem,
+    award_pointer_item,
     compact_json,
     game_item,
     game_key,
+    job_key,
     link_key,
     player_key,
     player_of,
     standings_key,
     stored_game_of,
+    stored_tournament_of,
     tournament_item,
     tournament_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 from ratings.timestamps import format_utc_millis
 
 
@@ -77,9 +83,7 @@ class DynamoWrites(Writes):
         item, links, states = self._read_with_players(ladder, player_ids, created)
         tournament = None
         if isinstance(item, TournamentItem):
-            tournament = StoredTournament(
-                ladder, tournament_id, item.fingerprint, json.loads(item.result)
-            )
+            tournament = stored_tournament_of(ladder, tournament_id, item)
         return PodiumReads(tournament, links, states)
 
     def _read_with_players(
@@ -116,19 +120,24 @@ class DynamoWrites(Writes):
             for ladder in ladders
             for pid in (anonymous_id, account_id)
         ]
+        keys += [job_key(ERASURE, erasure_id(pid)) for pid in (anonymous_id, account_id)]
         sides: dict[tuple[str, str], str] = {}
         states: dict[tuple[str, str], Player] = {}
+        erased: set[str] = set()
         for item in self._table.batch_get(keys):
             if isinstance(item, LinkItem):
                 sides[(item.pk.removeprefix(LINK_PK_PREFIX), item.sk)] = item.other_id
             elif isinstance(item, StateItem):
                 states[(item.ladder, item.player_id)] = player_of(item)
+            elif isinstance(item, JobItem) and item.status == PENDING:
+                erased.add(item.job_id)
         return LinkReads(
             anonymous_linked_to=sides.get((anonymous_id, ANON_SK)),
             account_absorbed=sides.get((account_id, ACCOUNT_SK)),
             account_linked_to=sides.get((account_id, ANON_SK)),
             anonymous_absorbed=sides.get((anonymous_id, ACCOUNT_SK)),
             states=states,
+            erasing=tuple(pid for pid in (anonymous_id, account_id) if erasure_id(pid) in erased),
         )
 
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
@@ -159,14 +168,33 @@ class DynamoWrites(Writes):
         return item.other_id if isinstance(item, LinkItem) else player_id
 
     def commit_game(
-        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
+        self,
+        game: StoredGame,
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
+        *,
+        now: datetime | None = None,
     ) -> None:
-        commits.commit_created(self._table, game_item(game), players, events, expired_by=now)
+        commits.commit_created(
+            self._table, game_item(game), players, events, unchanged, expired_by=now
+        )
 
     def commit_tournament(
-        self, tournament: StoredTournament, players: Players, events: Events
+        self,
+        tournament: StoredTournament,
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
+        podium_ids: Sequence[str] = (),
     ) -> None:
-        commits.commit_created(self._table, tournament_item(tournament), players, events)
+        pointers = [
+            award_pointer_item(tournament.ladder, player_id, tournament.tournament_id)
+            for player_id in podium_ids
+        ]
+        commits.commit_created(
+            self._table, tournament_item(tournament), players, events, unchanged, pointers
+        )
 
     def commit_link(self, link: Link, players: Players) -> None:
         commits.commit_link(self._table, link, players)

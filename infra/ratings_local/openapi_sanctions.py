@@ -1,0 +1,183 @@
+"""The sanction routes' part of the OpenAPI document (`ratings_local.openapi`): their paths and
+their result schemas; they take the moderation credential (`openapi_moderation`). The request
+body is the service's own declaration (`sanction_body`), so the document cannot drift from the
+parser.
+"""
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ratings.rules import Ladder
+from ratings.rules.fields import ID
+from ratings.rules.refunds import WITHHELD_REASONS
+from ratings.service.requests import parse_sanction, sanction_body
+from ratings.service.settings import Settings
+from ratings_local.openapi_moderation import SECURITY
+
+Schema = dict[str, Any]
+#: The retention period the committed document describes (the template's default).
+RETENTION_DAYS = Settings().history_retention.days
+
+SANCTION_RULES = (
+    "Besides the schema: a player already under another sanction in the ladder is 409 "
+    "`already_sanctioned` (lift it first); the same `sanction_id` with other content is 409 "
+    "`sanction_conflict`. The player is off the leaderboard from the answer on; the refunds "
+    "are paid in the background (`status` pending, then done: read it again with GET)."
+)
+
+
+def sanction_example() -> dict[str, Any]:
+    """A body of the declared examples that is accepted as it stands (checked here)."""
+    body = {
+        entry.name: entry.example
+        for entry in sanction_body(RETENTION_DAYS).fields
+        if entry.example is not None
+    }
+    parse_sanction(body, RETENTION_DAYS)
+    return body
+
+
+def sanction_schemas(
+    closed: Callable[..., Schema], nullable: Callable[[Schema], Schema]
+) -> dict[str, Schema]:
+    """The sanction's answer and the refund's history event, as closed objects (`closed` is
+    the document's own constructor: every property required unless listed optional)."""
+    id_schema = ID.schema()
+    time = {"type": "string", "format": "date-time"}
+    integer = {"type": "integer"}
+    return {
+        "SanctionBody": sanction_body(RETENTION_DAYS).schema(),
+        "Sanction": closed(
+            {
+                "sanction_id": id_schema,
+                "ladder": id_schema,
+                "player_id": {
+                    **id_schema,
+                    "description": "The sanctioned player (an account "
+                    "when the id sent is an anonymous id linked to it)",
+                },
+                "submitted_id": {**id_schema, "description": "The id sent, when it is linked"},
+                "reason": nullable({"type": "string"}),
+                "refund_days": integer,
+                "status": {"enum": ["pending", "done"]},
+                "sanctioned_at": time,
+                "refund_window": nullable(
+                    {
+                        **closed({"from": time, "to": time}),
+                        "description": "The played_at range of the games refunded, both "
+                        "ends included (null: refund_days 0, nothing refunded)",
+                    }
+                ),
+                "completed_at": nullable(time),
+                "lifted_at": nullable(time),
+                "refunds": {
+                    "type": "array",
+                    "description": "Every refund paid so far, by game id",
+                    "items": closed(
+                        {
+                            "player_id": id_schema,
+                            "game_id": id_schema,
+                            "delta": {"type": "integer", "minimum": 1},
+                            "played_at": time,
+                            "at": time,
+                            "rating_after": integer,
+                        }
+                    ),
+                },
+                "withheld": {
+                    "type": "array",
+                    "description": "Losses not refunded, and why (docs/rules.md)",
+                    "items": closed(
+                        {
+                            "game_id": id_schema,
+                            "played_at": time,
+                            "reason": {"enum": list(WITHHELD_REASONS)},
+                        }
+                    ),
+                },
+            },
+            optional=["submitted_id"],
+        ),
+        "RefundEvent": closed(
+            {
+                "type": {"const": "refund"},
+                "sanction_id": id_schema,
+                "game_id": id_schema,
+                "at": time,
+                "delta": {"type": "integer", "minimum": 1},
+                "rating_after": integer,
+            }
+        ),
+    }
+
+
+def sanction_paths(
+    ladders: Mapping[str, Ladder],
+    responses: Callable[..., dict[str, Any]],
+    ref: Callable[[str], Schema],
+) -> dict[str, Any]:
+    """The three sanction operations (`responses` and `ref` are the document's own)."""
+    ladder = {
+        "name": "ladder",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string", "enum": list(ladders)},
+        "description": "The ladder's id (GET /v1/ladders)",
+    }
+    sanction_id = {
+        "name": "sanction_id",
+        "in": "path",
+        "required": True,
+        "schema": ID.schema(),
+        "description": "The sanction's id",
+    }
+    answered = ref("Sanction")
+    return {
+        "/v1/ladders/{ladder}/sanctions": {
+            "post": {
+                "operationId": "sanction_player",
+                "summary": "Take a player off a ladder and refund their victims, once per "
+                "sanction_id (moderation credential)",
+                "tags": ["moderation"],
+                "security": SECURITY,
+                "parameters": [ladder],
+                "requestBody": {
+                    "required": True,
+                    "description": SANCTION_RULES,
+                    "content": {
+                        "application/json": {
+                            "schema": ref("SanctionBody"),
+                            "example": sanction_example(),
+                        }
+                    },
+                },
+                "responses": responses(
+                    {
+                        200: ("Done: every refund paid (or the same sanction again)", answered),
+                        202: ("Made: the player is off the ladder, refunds pending", answered),
+                    },
+                    404,
+                    409,
+                ),
+            }
+        },
+        "/v1/ladders/{ladder}/sanctions/{sanction_id}": {
+            "get": {
+                "operationId": "get_sanction",
+                "summary": "A sanction and the refunds paid so far (moderation credential)",
+                "tags": ["moderation"],
+                "security": SECURITY,
+                "parameters": [ladder, sanction_id],
+                "responses": responses({200: ("The sanction", answered)}, 404),
+            },
+            "delete": {
+                "operationId": "lift_sanction",
+                "summary": "Lift a sanction: the player is back on the ladder, the refunds "
+                "stay (moderation credential)",
+                "tags": ["moderation"],
+                "security": SECURITY,
+                "parameters": [ladder, sanction_id],
+                "responses": responses({200: ("Lifted (now or before)", answered)}, 404),
+            },
+        },
+    }

@@ -1,0 +1,192 @@
+"""Erase a player: the erasure job's steps (`ratings.service.jobs`), requested by
+`request_erasure`. Nothing is recomputed: others' ratings, deltas and histories stay as they
+are, with a pseudonym where they named the player.
+
+The phases, each made of idempotent steps:
+
+1. mark: the player's state in every ladder, and the state of the anonymous id their account
+   absorbed, is marked as being erased (a state is created where none is stored). A game,
+   podium or link with a marked player waits (PlayerErasing), and every commit holds only
+   over the states it read, so nothing read before the mark lands after it.
+2. pages: page by page through each id's own items in each ladder, expired ones included:
+   a game's record and the opponent's event of it get the pseudonyms, so does a tournament
+   whose awards name the player; then the player's own items are deleted, all in one write
+   per page. Sanctions of the player and refunds paid to them get their pseudonyms first
+   (`erase_sanctions`). Deleted items are gone, so every step starts at the id's first item left.
+3. unlink: both sides of the identity link are deleted.
+4. states: the marked states are deleted (only while as marked: a write that slipped in
+   sends the job back to phase 1), and the job keeps nothing but its dates.
+"""
+
+from collections.abc import Mapping, Sequence
+
+from ratings.service import pseudonyms
+from ratings.service.context import Context
+from ratings.service.errors import WriteConflict
+from ratings.service.jobs import JobKind
+from ratings.service.player import Player
+from ratings.service.ports import ErasureWrites
+from ratings.service.results import GAME_EVENT, PODIUM_EVENT
+from ratings.service.stored import (
+    AWARD_POINTER,
+    ERASURE,
+    EventKey,
+    Job,
+    JsonObject,
+    Link,
+    PlayerEvent,
+    PlayerItem,
+    Progress,
+    Pseudonymized,
+    References,
+    StoredGame,
+    StoredTournament,
+)
+from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
+from ratings.service.usecases.request_erasure import FIRST_PHASE, new_pseudonym
+
+PAGES, UNLINK, STATES = "pages", "unlink", "states"
+#: Own items rewritten and deleted a step: with a game record and an opponent's event each,
+#: at most 75 items of a write, below DynamoDB's 100 a transaction.
+PAGE_SIZE = 25
+
+
+class ErasePlayer(JobKind):
+    kind = ERASURE
+
+    def __init__(
+        self,
+        context: Context,
+        erasures: ErasureWrites,
+        sanctions: SanctionPseudonyms | None = None,
+    ) -> None:
+        self.context = context
+        self.erasures = erasures
+        self.sanctions = sanctions
+
+    def step(self, job: Job) -> Job:
+        phase = job.progress.phase
+        if phase == FIRST_PHASE:
+            return self._mark(job)
+        if phase == PAGES:
+            return self._page(job)
+        if phase == UNLINK:
+            return self._unlink(job)
+        if phase == STATES:
+            return self._delete_states(job)
+        raise RuntimeError(f"an erasure job has no phase {phase!r}")
+
+    # 1. mark ------------------------------------------------------------------------------
+
+    def _mark(self, job: Job) -> Job:
+        player_id = job.details["player_id"]
+        ladders = [self.context.ladder(ladder_id) for ladder_id in self.context.ladder_ids()]
+        identity = self.erasures.read_identity(player_id, [ladder.ladder_id for ladder in ladders])
+        if identity.linked_to is not None:
+            # Refused when requested, and no link is made while an erasure is pending.
+            raise RuntimeError("the erased id became a linked anonymous id while pending")
+        names = dict(job.details.get("names") or {player_id: job.details["pseudonym"]})
+        if identity.absorbed_id is not None and identity.absorbed_id not in names:
+            names[identity.absorbed_id] = new_pseudonym()
+        players = [
+            identity.states.get((ladder.ladder_id, erased_id))
+            or Player(ladder.ladder_id, erased_id, ladder.starting_rating)
+            for ladder in ladders
+            for erased_id in names
+        ]
+        marked = [player if player.erasing else player.marked_erasing() for player in players]
+        unmarked = [after for before, after in zip(players, marked, strict=True) if after != before]
+        if unmarked:
+            self.erasures.mark(unmarked)
+        details = {
+            **job.details,
+            "names": names,
+            # Kept when met again after the unlink phase (the job went back to phase 1).
+            "absorbed_id": identity.absorbed_id or job.details.get("absorbed_id"),
+            "marked": [[p.ladder, p.player_id, p.version] for p in marked],
+        }
+        return job.advanced(Progress(PAGES, {"partition": 0}), details)
+
+    # 2. pages -----------------------------------------------------------------------------
+
+    def _page(self, job: Job) -> Job:
+        partitions = _partitions(job)
+        index = (job.progress.position or {}).get("partition", 0)
+        if index >= len(partitions):
+            return job.advanced(Progress(UNLINK))
+        ladder, player_id = partitions[index]
+        items = self.erasures.player_items(ladder, player_id, PAGE_SIZE)
+        if not items:
+            return job.advanced(Progress(PAGES, {"partition": index + 1}))
+        names: Mapping[str, str] = job.details["names"]
+        if self.sanctions is not None:
+            self.sanctions.rewrite(ladder, items, names)
+        wanted = _wanted(items, names)
+        references = self.erasures.read_references(ladder, *wanted)
+        self.erasures.pseudonymize(ladder, _rewrite(items, references, names))
+        return job.advanced(Progress(PAGES, {"partition": index}))
+
+    # 3. unlink, 4. states ------------------------------------------------------------------
+
+    def _unlink(self, job: Job) -> Job:
+        absorbed = job.details.get("absorbed_id")
+        if absorbed is not None:
+            self.erasures.unlink([Link(absorbed, job.details["player_id"])])
+        return job.advanced(Progress(STATES))
+
+    def _delete_states(self, job: Job) -> Job:
+        marked = [
+            Player(ladder, player_id, 0, version=version, erasing=True)
+            for ladder, player_id, version in job.details["marked"]
+        ]
+        try:
+            self.erasures.delete_states(marked)
+        except WriteConflict:
+            # Something wrote a marked state (and maybe items with it): start over.
+            return job.advanced(Progress(FIRST_PHASE))
+        return job.finished(self.context.now())
+
+
+def _partitions(job: Job) -> list[tuple[str, str]]:
+    """Every (ladder, id) whose own items the erasure walks, in a fixed order."""
+    return [(ladder, player_id) for ladder, player_id, _version in job.details["marked"]]
+
+
+def _wanted(
+    items: Sequence[PlayerItem], names: Mapping[str, str]
+) -> tuple[list[str], list[str], list[EventKey]]:
+    """The games, tournaments and opponents' events a page of own items rewrites."""
+    games: list[str] = []
+    tournaments: list[str] = []
+    events: list[EventKey] = []
+    for item in items:
+        if item.kind == GAME_EVENT and item.event is not None:
+            games.append(item.ref_id)
+            opponent = item.event.body.get("opponent")
+            # An opponent erased too has their own events deleted, not rewritten.
+            if isinstance(opponent, str) and opponent not in names:
+                events.append(EventKey(opponent, item.event.at, item.ref_id))
+        elif item.kind in (PODIUM_EVENT, AWARD_POINTER) and item.ref_id not in tournaments:
+            tournaments.append(item.ref_id)
+    return games, tournaments, events
+
+
+def _rewrite(
+    items: Sequence[PlayerItem], references: References, names: Mapping[str, str]
+) -> Pseudonymized:
+    games: list[StoredGame] = []
+    for game in references.games.values():
+        result = pseudonyms.game_result(game.result, names)
+        if result is not game.result:
+            games.append(game._replace(result=result))
+    tournaments: list[StoredTournament] = []
+    for tournament in references.tournaments.values():
+        result = pseudonyms.tournament_result(tournament.result, names)
+        if result is not tournament.result:
+            tournaments.append(tournament._replace(result=result))
+    events: list[PlayerEvent] = []
+    for event in references.events.values():
+        body: JsonObject = pseudonyms.opponent_event(event.body, names)
+        if body is not event.body:
+            events.append(event._replace(body=body))
+    return Pseudonymized(games, tournaments, events, list(items))

@@ -1,0 +1,51 @@
+"""Lift a sanction: the player is back on the leaderboard and their games rate again; the
+refunds already paid stay, and those still to be decided are still paid. Lifting twice
+answers like lifting once."""
+
+from datetime import datetime
+
+from ratings.service.context import Context
+from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.ports import SanctionStore, Writes
+from ratings.service.retries import Retrier
+from ratings.service.sanction_documents import sanction_answer
+from ratings.service.stored import JsonObject
+from ratings.service.usecases.read_sanction import ReadSanction
+
+
+class LiftSanction:
+    def __init__(
+        self,
+        context: Context,
+        sanctions: SanctionStore,
+        writes: Writes,
+        retrier: Retrier,
+    ) -> None:
+        self.context = context
+        self.sanctions = sanctions
+        self.writes = writes
+        self.read = ReadSanction(context, sanctions)
+        self.retrier = retrier
+
+    def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
+        ladder = self.context.ladder(ladder_id)
+        now = self.context.now()
+        return self.retrier.run("lift", lambda: self._attempt(ladder.ladder_id, sanction_id, now))
+
+    def _attempt(self, ladder_id: str, sanction_id: str, now: datetime) -> JsonObject:
+        sanction, view = self.read.stored(ladder_id, sanction_id)
+        if sanction.lifted_at is None:
+            # The states that carry the sanction: the player's, and their account's when the
+            # player is an anonymous id linked since (the sanction followed them).
+            ids = list(dict.fromkeys([sanction.player_id, self.writes.resolve(sanction.player_id)]))
+            states = self.writes.read_states(ladder_id, ids)
+            # A player being erased keeps their state as marked: it is deleted soon.
+            carrying = [
+                p for p in states.values() if p.sanction_id == sanction_id and not p.erasing
+            ]
+            sanction = sanction._replace(lifted_at=now)
+            try:
+                self.sanctions.commit_lift(sanction, [player.lifted() for player in carrying])
+            except AlreadyStored:
+                raise WriteConflict(sanction_id) from None  # lifted meanwhile: answer that
+        return sanction_answer(sanction, view.decisions)

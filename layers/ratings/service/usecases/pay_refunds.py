@@ -1,0 +1,231 @@
+"""Pay a sanction's refunds, one bounded step at a time: each step decides one page of the
+sanctioned player's ranked games in the refund window (docs/rules.md, "Sanctions and
+refunds") and saves how far it got.
+
+Every step is idempotent, so a step redone after a crash, or run twice at once, pays nothing
+twice: a game's decision is stored in the same commit as the refund it pays (the victim's new
+state, over the version read, and their refund event), a decision already stored is skipped,
+and a victim who played meanwhile makes that one refund read their state again. The progress
+save is conditioned on the save before: of two runs of the same step, one saves and the other
+learns it was overtaken and stops (`ratings.service.jobs.RunJob`).
+"""
+
+import contextlib
+import functools
+from collections.abc import Sequence
+
+from ratings.rules import Ladder
+from ratings.rules.refunds import GAME_GONE, Victim, refund_for
+from ratings.service.context import Context
+from ratings.service.errors import AlreadyStored
+from ratings.service.jobs import JobKind
+from ratings.service.player import Player
+from ratings.service.ports import JobRecords, SanctionStore, Writes
+from ratings.service.retries import Retrier
+from ratings.service.sanction_documents import refund_event
+from ratings.service.sanction_records import (
+    REFUND_EVENT,
+    SANCTION,
+    GameAgainst,
+    RefundDecision,
+    RefundProgress,
+    RefundReads,
+    Sanction,
+    opponent_in,
+    sanction_job_id,
+)
+from ratings.service.stored import Job, PlayerEvent
+
+#: Games decided per step: one page read, one batched read, then one commit per refund.
+GAMES_PER_STEP = 25
+
+
+class PayRefunds(JobKind):
+    """The sanction job kind: each step decides the next page of games."""
+
+    kind = SANCTION
+
+    def __init__(
+        self,
+        context: Context,
+        sanctions: SanctionStore,
+        writes: Writes,
+        jobs: JobRecords,
+        retrier: Retrier,
+        games_per_step: int = GAMES_PER_STEP,
+    ) -> None:
+        self.context = context
+        self.sanctions = sanctions
+        self.writes = writes
+        self.jobs = jobs
+        self.retrier = retrier
+        self.games_per_step = games_per_step
+
+    def step(self, job: Job) -> Job:
+        """Decide the next page of the sanction's games: the job after it (done once no
+        game is left). The runner saves it over the version `job` came with."""
+        sanction = Sanction.of_job(job)
+        ladder = self.context.ladder(sanction.ladder)
+        progress = sanction.progress
+        window = sanction.window
+        if window is None or progress.phase >= len(sanction.played_as):
+            advanced = RefundProgress(len(sanction.played_as))
+        else:
+            player_id = sanction.played_as[progress.phase]
+            page = self.sanctions.games_against(
+                ladder.ladder_id, player_id, window, progress.after, self.games_per_step
+            )
+            self.decide(ladder, sanction, player_id, page.games)
+            if page.more and page.games:
+                last = page.games[-1]
+                advanced = RefundProgress(progress.phase, (last.played_at, last.game_id))
+            else:
+                advanced = RefundProgress(progress.phase + 1)
+        finished = self.context.now() if advanced.phase >= len(sanction.played_as) else None
+        return sanction.advanced(advanced, finished_at=finished).job()
+
+    def run(self, ladder_id: str, sanction_id: str) -> Sanction | None:
+        """Every step of the sanction's job, each saved, until it is done (tests and tools;
+        the worker runs jobs with `RunJob`). None when no such sanction is stored."""
+        job_id = sanction_job_id(ladder_id, sanction_id)
+        while True:
+            job = self.jobs.get_job(SANCTION, job_id)
+            if job is None or not job.pending:
+                return None if job is None else Sanction.of_job(job)
+            self.jobs.save_job(self.retrier.run("sanction step", functools.partial(self.step, job)))
+
+    def decide(
+        self, ladder: Ladder, sanction: Sanction, player_id: str, games: Sequence[GameAgainst]
+    ) -> None:
+        """Decide each game of `player_id` on the page not decided yet, oldest first."""
+        if not games:
+            return
+        reads = self.sanctions.read_for_refunds(
+            ladder.ladder_id, sanction.sanction_id, player_id, games
+        )
+        # Victims' states as this step last stored or read them (one may have lost several).
+        known: dict[str, Player] = {}
+        for game in games:
+            if game.game_id in reads.decided:
+                continue
+            _Refund(self, ladder, sanction, player_id, game, reads, known).decide()
+
+
+class _Refund:
+    """The decision about one game, retried from a fresh read of the victim's state when a
+    concurrent write (the victim playing) got there first."""
+
+    def __init__(
+        self,
+        refunds: PayRefunds,
+        ladder: Ladder,
+        sanction: Sanction,
+        player_id: str,
+        game: GameAgainst,
+        reads: RefundReads,
+        known: dict[str, Player],
+    ) -> None:
+        self.refunds = refunds
+        self.ladder = ladder
+        self.sanction = sanction
+        #: The sanctioned player, as the id these games were played under.
+        self.player_id = player_id
+        self.game = game
+        self.reads = reads
+        self.known = known
+        #: Set when a commit failed: the next attempt reads the victim's state afresh.
+        self.fresh = False
+
+    def decide(self) -> None:
+        self.refunds.retrier.run("refund", self._attempt)
+
+    def _attempt(self) -> None:
+        refunds, game = self.refunds, self.game
+        now = refunds.context.now()
+        decision = RefundDecision(
+            ladder=self.ladder.ladder_id,
+            sanction_id=self.sanction.sanction_id,
+            game_id=game.game_id,
+            played_at=game.played_at,
+            player_id=None,
+            points=0,
+            at=now,
+        )
+        stored = self.reads.games.get(game.game_id)
+        opponent = None if stored is None else opponent_in(stored, self.player_id)
+        if stored is None or opponent is None:
+            return self._withhold(decision._replace(withheld=GAME_GONE))
+        loss = _delta_of(stored.result, opponent)
+        if loss is None or loss >= 0:
+            return None  # a win or a gain: nothing to refund, nothing to record
+        victim = self._victim(opponent)
+        if victim is not None and victim.erasing:
+            victim = None  # being erased: nobody to pay, and its state must not move
+        provisional = victim is not None and self.ladder.ruleset.provisional(victim.before_game(0))
+        verdict = refund_for(
+            Victim(
+                delta=loss,
+                stored=victim is not None,
+                sanctioned=victim is not None and victim.sanctioned,
+                provisional=provisional,
+            )
+        )
+        assert verdict is not None  # a loss always gets a verdict
+        if verdict.withheld is not None or victim is None:
+            return self._withhold(decision._replace(withheld=verdict.withheld))
+        after = victim.refunded(verdict.points)
+        decision = decision._replace(
+            player_id=victim.player_id, points=verdict.points, rating_after=after.rating
+        )
+        event = PlayerEvent(
+            ladder=victim.ladder,
+            player_id=victim.player_id,
+            at=now,
+            event_type=REFUND_EVENT,
+            ref_id=game.game_id,
+            ranked=False,
+            body=refund_event(decision),
+            expires_at=now + refunds.context.settings.history_retention,
+        )
+        try:
+            refunds.sanctions.commit_refund(decision, after, event)
+        except AlreadyStored:
+            self.known.pop(victim.player_id, None)  # decided by another run, which paid
+            return None
+        except Exception:
+            self.fresh = True  # a version moved (or worse): read the victim again
+            raise
+        self.known[victim.player_id] = after
+        return None
+
+    def _withhold(self, decision: RefundDecision) -> None:
+        with contextlib.suppress(AlreadyStored):  # decided by another run
+            self.refunds.sanctions.record_withheld(decision)
+
+    def _victim(self, opponent: str) -> Player | None:
+        """Who holds the rating that lost the points: the opponent, or the account that took
+        over their state when they linked (None: nobody, erased)."""
+        account = self.reads.links.get(opponent)
+        ids = [opponent] if account is None else [account, opponent]
+        states = {**self.reads.states, **self.known}
+        if self.fresh or any(pid not in states for pid in ids):
+            read = self.refunds.writes.read_states(self.ladder.ladder_id, ids)
+            states.update(read)
+            self.known.update(read)
+        if account is not None:
+            holder = states.get(account)
+            if holder is not None and holder.absorbed_id == opponent:
+                return holder
+        return states.get(opponent)
+
+
+def _delta_of(result: dict[str, object], player_id: str) -> int | None:
+    """The delta of `player_id` in a stored game's result (None: not a player of it)."""
+    players = result.get("players")
+    if not isinstance(players, list):
+        return None
+    for entry in players:
+        if isinstance(entry, dict) and entry.get("id") == player_id:
+            delta = entry.get("delta")
+            return delta if isinstance(delta, int) else None
+    return None

@@ -1,0 +1,29 @@
+"""Read a sanction: where it stands and every refund decided so far."""
+
+from ratings.service.context import Context
+from ratings.service.errors import NotFound
+from ratings.service.parameters import require_id
+from ratings.service.ports import SanctionStore
+from ratings.service.sanction_documents import sanction_answer
+from ratings.service.sanction_records import Sanction, SanctionView
+from ratings.service.stored import JsonObject
+
+
+class ReadSanction:
+    def __init__(self, context: Context, sanctions: SanctionStore) -> None:
+        self.context = context
+        self.sanctions = sanctions
+
+    def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
+        ladder = self.context.ladder(ladder_id)
+        sanction, view = self.stored(ladder.ladder_id, sanction_id)
+        return sanction_answer(sanction, view.decisions)
+
+    def stored(self, ladder_id: str, sanction_id: str) -> tuple[Sanction, SanctionView]:
+        """The sanction as stored, and its decisions; NotFound when there is none (a
+        malformed id: refused)."""
+        require_id(sanction_id, "sanction_id")
+        view = self.sanctions.read_sanction(ladder_id, sanction_id)
+        if view.sanction is None:
+            raise NotFound(f"sanction {sanction_id!r} does not exist in ladder {ladder_id!r}")
+        return view.sanction, view

@@ -1,0 +1,129 @@
+"""Request a player's erasure, and read where it stands (api.md, "Erase a player").
+
+An erasure is a background job (`ratings.service.jobs`; its steps: `erase_player`) whose
+record is keyed by a hash of the player id, so its status can be answered after the id itself
+is gone from the table. Asking again answers the current status, and queues the job's message
+again while it is pending (a lost message must not strand a job). An id with nothing stored
+is erased at once: its record is stored done. An id erased before, with something stored
+under it again since (a fresh start), is erased again.
+"""
+
+import secrets
+
+from ratings.service.context import Context
+from ratings.service.errors import (
+    AlreadyLinked,
+    AlreadyStored,
+    NotFound,
+    RetryLater,
+    WriteConflict,
+)
+from ratings.service.parameters import require_id
+from ratings.service.ports import ErasureWrites, JobQueue, JobRecords
+from ratings.service.retries import Retrier
+from ratings.service.stored import (
+    DONE,
+    ERASURE,
+    PENDING,
+    Job,
+    JsonObject,
+    Progress,
+    erasure_id,
+)
+from ratings.timestamps import format_utc_millis
+
+#: The first phase of an erasure's work (`erase_player`).
+FIRST_PHASE = "mark"
+#: What every pseudonym starts with; a random token follows (it names nobody).
+PSEUDONYM_PREFIX = "erased-"
+
+
+def new_pseudonym() -> str:
+    return PSEUDONYM_PREFIX + secrets.token_hex(12)
+
+
+def erasure_document(player_id: str, job: Job) -> JsonObject:
+    """The answer of both routes: the status of the erasure `job` of `player_id`."""
+    document: JsonObject = {
+        "player_id": player_id,
+        "status": job.status,
+        "requested_at": format_utc_millis(job.requested_at),
+    }
+    if job.completed_at is not None:
+        document["completed_at"] = format_utc_millis(job.completed_at)
+    return document
+
+
+class RequestErasure:
+    def __init__(
+        self,
+        context: Context,
+        jobs: JobRecords,
+        erasures: ErasureWrites,
+        queue: JobQueue,
+        retrier: Retrier,
+    ) -> None:
+        self.context = context
+        self.jobs = jobs
+        self.erasures = erasures
+        self.queue = queue
+        self.retrier = retrier
+
+    def __call__(self, player_id: str) -> JsonObject:
+        require_id(player_id, "player_id")
+        job = self.retrier.run("erasure", lambda: self._attempt(player_id))
+        if job.pending:
+            self._queue(job)
+        return erasure_document(player_id, job)
+
+    def _attempt(self, player_id: str) -> Job:
+        job_id = erasure_id(player_id)
+        existing = self.jobs.get_job(ERASURE, job_id)
+        if existing is not None and existing.pending:
+            return existing
+        now = self.context.now()
+        if not self.erasures.holds_player(player_id, self.context.ladder_ids()):
+            if existing is not None:
+                return existing  # done, and nothing stored since
+            job = Job(ERASURE, job_id, DONE, now, Progress(DONE), {}, 1, completed_at=now)
+        else:
+            job = Job(
+                ERASURE,
+                job_id,
+                PENDING,
+                now,
+                Progress(FIRST_PHASE),
+                {"player_id": player_id, "pseudonym": new_pseudonym()},
+                1 if existing is None else existing.progress_version + 1,
+            )
+        try:
+            self.erasures.request_erasure(job, player_id)
+        except AlreadyLinked:
+            raise AlreadyLinked(
+                f"player_id {player_id!r} is an anonymous id linked to an account: erase the "
+                "account, and its linked anonymous id is erased with it"
+            ) from None
+        except AlreadyStored:
+            raise WriteConflict(job_id) from None  # requested meanwhile: read it again
+        return job
+
+    def _queue(self, job: Job) -> None:
+        try:
+            self.queue.send(job.message)
+        except Exception as error:
+            raise RetryLater(
+                "the erasure is recorded but its work could not be queued; send the same "
+                "request again"
+            ) from error
+
+
+class ReadErasure:
+    def __init__(self, jobs: JobRecords) -> None:
+        self.jobs = jobs
+
+    def __call__(self, player_id: str) -> JsonObject:
+        require_id(player_id, "player_id")
+        job = self.jobs.get_job(ERASURE, erasure_id(player_id))
+        if job is None:
+            raise NotFound(f"no erasure of player_id {player_id!r} was requested")
+        return erasure_document(player_id, job)

@@ -1,0 +1,412 @@
+"""The sanctions port on every storage: one sanction scenario answered alike by the fake and
+DynamoDB, the window's ends and pages, each commit's conditions (nothing stored when one
+fails), what lands in the table, a victim's concurrent game, and the requests a step sends."""
+
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from support.dynamodb import RequestCounter, raw_items
+from support.engines import ratings_table, running_engine
+from support.games import DAY, HOUR, MINUTE, MS, NOW, FixedClock, game
+from support.sanctions import sanction
+from support.services import rating_service
+
+from ratings.rules.refunds import Window
+from ratings.service.errors import AlreadyStored, ServiceError, WriteConflict
+from ratings.service.facade import RatingService
+from ratings.service.player import Player
+from ratings.service.ports import Storage
+from ratings.service.sanction_records import RefundDecision, RefundProgress, Sanction
+from ratings.service.stored import PlayerEvent, StoredGame
+from ratings.storage.dynamodb import DynamoStorage
+from ratings.storage.dynamodb.sanctions import DynamoSanctions
+from ratings.storage.memory import InMemoryStorage
+
+LADDER = "backgammon"
+
+
+def sanction_scenario(storage: Storage) -> dict[str, Any]:
+    """Every answer of a sanction's life, on `storage`: the contract the adapters share."""
+    clock = FixedClock()
+    service = rating_service(storage, clock)
+    service.pay_refunds.games_per_step = 2
+    out: dict[str, Any] = {}
+
+    def call(label: str, use_case: Any, *args: Any) -> None:
+        try:
+            answer = use_case(*args)
+        except ServiceError as error:
+            out[label] = {"error": error.code}
+            return
+        out[label] = answer.result if hasattr(answer, "result") else answer
+
+    def submit(game_id: str, a: str, b: str, at: Any, **extra: Any) -> None:
+        call(game_id, service.submit_game, LADDER, game(game_id, a, b, played_at=at, **extra))
+
+    submit("g-old", "mallory", "alice", NOW - 9 * DAY)
+    submit("g-1", "mallory", "alice", NOW - 3 * DAY)
+    submit("g-2", "alice", "mallory", NOW - 2 * DAY)  # alice wins one
+    submit("g-3", "mallory", "alice", NOW - DAY)
+    submit("g-4", "mallory", "bob", NOW - DAY, mode="boosted")
+    submit("g-5", "mallory", "anon-c", NOW - HOUR)
+    call("link", service.link_identity, {"anonymous_id": "anon-c", "account_id": "carol"})
+    submit("g-6", "mallory", "trudy", NOW - HOUR)
+    call("trudy", service.sanction_player, LADDER, sanction("s-t", "trudy", refund_days=0))
+    for number in range(5):
+        submit(f"g-d{number}", "mallory", "dave", NOW - HOUR + number * MINUTE)
+    call("board-before", service.get_leaderboard, LADDER)
+    call("made", service.sanction_player, LADDER, sanction())
+    call("again", service.sanction_player, LADDER, sanction())
+    call("conflict", service.sanction_player, LADDER, sanction(refund_days=3))
+    call("second", service.sanction_player, LADDER, sanction("s-2"))
+    clock.advance(MINUTE)
+    call("later", service.submit_game, LADDER, game("g-later", "alice", "mallory"))
+    jobs = storage.jobs
+    for step in range(8):
+        job = jobs.get_job("sanction", "backgammon#s-1")
+        assert job is not None
+        if job.pending:
+            job = service.pay_refunds.step(job)
+            jobs.save_job(job)
+        out[f"step-{step}"] = (job.status, job.progress, job.progress_version)
+    call("answer", service.get_sanction, LADDER, "s-1")
+    call("board-after", service.get_leaderboard, LADDER)
+    for player_id in ("mallory", "alice", "carol", "dave", "trudy"):
+        call(f"player-{player_id}", service.get_player, LADDER, player_id)
+        call(f"history-{player_id}", service.get_history, LADDER, player_id)
+    clock.advance(HOUR)
+    call("lift", service.lift_sanction, LADDER, "s-1")
+    call("lift-again", service.lift_sanction, LADDER, "s-1")
+    call("board-lifted", service.get_leaderboard, LADDER)
+    call("missing", service.get_sanction, LADDER, "s-nope")
+    return out
+
+
+def test_the_sanction_scenario_answers_alike_on_every_storage(any_storage: Storage) -> None:
+    reference = sanction_scenario(InMemoryStorage())
+
+    answers = sanction_scenario(any_storage)
+
+    assert answers.keys() == reference.keys()
+    for label in reference:
+        assert answers[label] == reference[label], label
+    # A few absolute facts, so the comparison is not between two wrong answers.
+    paid = {(r["player_id"], r["game_id"]): r["delta"] for r in answers["answer"]["refunds"]}
+    assert set(paid) == {
+        ("alice", "g-1"),
+        ("alice", "g-3"),
+        ("carol", "g-5"),
+        *(("dave", f"g-d{n}") for n in range(5)),
+    }
+    assert answers["answer"]["withheld"] == [
+        {"game_id": "g-6", "played_at": answers["g-6"]["played_at"], "reason": "victim_sanctioned"}
+    ]
+    assert answers["answer"]["status"] == "done"
+    assert answers["again"] == answers["made"]
+    assert answers["conflict"] == {"error": "sanction_conflict"}
+    assert answers["second"] == {"error": "already_sanctioned"}
+    assert answers["later"]["unranked_reason"] == "sanctioned"
+    assert "mallory" in {e["player_id"] for e in answers["board-before"]["entries"]}
+    assert "mallory" not in {e["player_id"] for e in answers["board-after"]["entries"]}
+    assert "mallory" in {e["player_id"] for e in answers["board-lifted"]["entries"]}
+    assert answers["player-mallory"]["sanctioned"] is True
+    assert answers["lift-again"] == answers["lift"]
+    assert answers["missing"] == {"error": "not_found"}
+    # dave played mallory only: his five losses are all paid back.
+    assert answers["player-dave"]["rating"] == 1500
+
+
+# The window ---------------------------------------------------------------------------------
+
+
+def ranked_event(
+    storage: Storage, player_id: str, game_id: str, at: datetime, ranked: bool = True
+) -> None:
+    """A game of `player_id` stored as a game commits it (the record and their event)."""
+    event = PlayerEvent(
+        ladder=LADDER,
+        player_id=player_id,
+        at=at,
+        event_type="game",
+        ref_id=game_id,
+        ranked=ranked,
+        body={"type": "game", "game_id": game_id},
+        expires_at=at + timedelta(days=30),
+    )
+    stored = StoredGame(LADDER, game_id, "f", {"players": []}, at + timedelta(days=30))
+    storage.writes.commit_game(stored, [], [event])
+
+
+def test_the_window_includes_both_ends_to_the_millisecond_and_ranked_games_only(
+    any_storage: Storage,
+) -> None:
+    since, until = NOW - DAY, NOW
+    for game_id, at in [
+        ("a-before", since - MS),
+        ("b-first", since),
+        ("c-inside", NOW - HOUR),
+        ("d-last", until),
+        ("e-after", until + MS),
+    ]:
+        ranked_event(any_storage, "mallory", game_id, at)
+    ranked_event(any_storage, "mallory", "f-unranked", NOW - HOUR, ranked=False)
+
+    page = any_storage.sanctions.games_against(LADDER, "mallory", Window(since, until), None, 10)
+
+    assert [game.game_id for game in page.games] == ["b-first", "c-inside", "d-last"]
+    assert page.games[0].played_at == since
+    assert page.more is False
+
+
+def test_the_window_is_read_in_pages_that_resume_just_after_the_last_game(
+    any_storage: Storage,
+) -> None:
+    window = Window(NOW - DAY, NOW)
+    # Two games in the same millisecond: the position tells them apart by id.
+    times = [NOW - HOUR, NOW - HOUR, NOW - 30 * MINUTE, NOW - 20 * MINUTE, NOW - 10 * MINUTE]
+    for number, at in enumerate(times):
+        ranked_event(any_storage, "mallory", f"g-{number}", at)
+    sanctions = any_storage.sanctions
+
+    pages, after, more = [], None, True
+    while more:
+        page = sanctions.games_against(LADDER, "mallory", window, after, 2)
+        pages.append([game.game_id for game in page.games])
+        more = page.more
+        if page.games:
+            after = (page.games[-1].played_at, page.games[-1].game_id)
+
+    assert [gid for page in pages for gid in page] == [f"g-{n}" for n in range(5)]
+    assert all(len(page) <= 2 for page in pages)
+
+
+# The conditions of each commit -------------------------------------------------------------
+
+
+def a_sanction(**changes: Any) -> Sanction:
+    base = Sanction(
+        ladder=LADDER,
+        sanction_id="s-1",
+        player_id="mallory",
+        submitted_id="mallory",
+        reason=None,
+        refund_days=7,
+        fingerprint="f",
+        sanctioned_at=NOW,
+        window=Window(NOW - 7 * DAY, NOW),
+        played_as=("mallory",),
+    )
+    return base._replace(**changes)
+
+
+def test_a_sanction_is_created_once_with_the_players_state(any_storage: Storage) -> None:
+    sanctions = any_storage.sanctions
+    mallory = Player(LADDER, "mallory", 1500).sanctioned_by("s-1", NOW)
+    sanctions.commit_sanction(a_sanction(), mallory)
+
+    with pytest.raises(AlreadyStored):
+        sanctions.commit_sanction(a_sanction(reason="other"), mallory._replace(version=2))
+    with pytest.raises(WriteConflict):  # a stale state: nothing of this commit is stored
+        sanctions.commit_sanction(a_sanction(sanction_id="s-2"), mallory)
+
+    assert sanctions.read_sanction(LADDER, "s-1") == (a_sanction(), [])
+    assert sanctions.read_sanction(LADDER, "s-2") == (None, [])
+    assert any_storage.jobs.get_job("sanction", "backgammon#s-1") == a_sanction().job()
+    stored = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
+    assert (stored.sanction_id, stored.refunded_until, stored.version) == ("s-1", NOW, 1)
+
+
+def test_a_lift_is_recorded_once_and_neither_it_nor_a_progress_save_undoes_the_other(
+    any_storage: Storage,
+) -> None:
+    sanctions, jobs = any_storage.sanctions, any_storage.jobs
+    mallory = Player(LADDER, "mallory", 1500).sanctioned_by("s-1", NOW)
+    sanctions.commit_sanction(a_sanction(), mallory)
+    progressed = a_sanction().advanced(RefundProgress(0, (NOW - HOUR, "g-1")), finished_at=None)
+    jobs.save_job(progressed.job())
+
+    with pytest.raises(WriteConflict):
+        jobs.save_job(progressed.job())  # the same save again: overtaken
+    sanctions.commit_lift(progressed._replace(lifted_at=NOW + HOUR), [mallory.lifted()])
+    with pytest.raises(AlreadyStored):
+        sanctions.commit_lift(progressed._replace(lifted_at=NOW + DAY), [])
+    done = progressed.advanced(RefundProgress(1), finished_at=NOW + 2 * HOUR)
+    jobs.save_job(done.job())
+
+    stored, _decisions = sanctions.read_sanction(LADDER, "s-1")
+    assert stored == done._replace(lifted_at=NOW + HOUR)
+    assert sanctions.read_for_sanction(LADDER, "s-1", "mallory").sanction == stored
+    state = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
+    assert (state.sanction_id, state.refunded_until, state.version) == (None, NOW, 2)
+
+
+def test_a_refund_is_stored_once_and_only_over_the_victims_version(any_storage: Storage) -> None:
+    sanctions = any_storage.sanctions
+    alice = Player(LADDER, "alice", 1484, ranked_games=1, version=1)
+    sanctions.commit_sanction(
+        a_sanction(), Player(LADDER, "mallory", 1516).sanctioned_by("s-1", NOW)
+    )
+    decision = RefundDecision(LADDER, "s-1", "g-1", NOW - HOUR, "alice", 16, NOW, 1500)
+
+    def event(game_id: str) -> PlayerEvent:
+        return PlayerEvent(LADDER, "alice", NOW, "refund", game_id, False, {"delta": 16}, NOW + DAY)
+
+    with pytest.raises(WriteConflict):  # alice is not stored at version 1
+        sanctions.commit_refund(decision, alice._replace(version=2).refunded(16), event("g-1"))
+    sanctions.commit_refund(decision, Player(LADDER, "alice", 1484).refunded(16), event("g-1"))
+    with pytest.raises(AlreadyStored):
+        sanctions.commit_refund(decision, alice.refunded(16), event("g-1"))
+    withheld = decision._replace(
+        game_id="g-2", player_id=None, points=0, rating_after=None, withheld="provisional"
+    )
+    sanctions.record_withheld(withheld)
+    with pytest.raises(AlreadyStored):
+        sanctions.record_withheld(withheld)
+    with pytest.raises(AlreadyStored):
+        sanctions.record_withheld(decision)
+
+    assert list(sanctions.read_sanction(LADDER, "s-1").decisions) == [decision, withheld]
+    state = any_storage.writes.read_states(LADDER, ["alice"])["alice"]
+    assert (state.rating, state.version) == (1500, 1)
+    history = any_storage.history.history(LADDER, "alice", 10, None)
+    assert [e.ref_id for e in history.events] == ["g-1"]
+
+
+# What lands in the table -------------------------------------------------------------------
+
+
+def test_the_sanctioned_state_leaves_the_leaderboard_index_and_a_pointer_stays(
+    dynamo_storage: DynamoStorage, service: RatingService
+) -> None:
+    service.submit_game(LADDER, game("g-1", "mallory", "alice", played_at=NOW - HOUR))
+    state_before = _state_item(dynamo_storage, "mallory")
+    assert "lb_shard" in state_before
+
+    service.sanction_player(LADDER, sanction())
+    service.pay_refunds.run(LADDER, "s-1")
+
+    items = {item["sk"]["S"]: item for item in raw_items(dynamo_storage, "P#backgammon#mallory")}
+    state = items["STATE"]
+    assert ("lb_shard" in state, "lb_rating" in state) == (False, False)
+    assert state["sanction_id"] == {"S": "s-1"}
+    assert items["SANCTION#s-1"]["sanction_id"] == {"S": "s-1"}
+    assert "expires_at" not in items["SANCTION#s-1"]
+    sanction_items = {i["sk"]["S"] for i in raw_items(dynamo_storage, "N#backgammon#s-1")}
+    assert sanction_items == {"SANCTION", "R#g-1"}
+    service.lift_sanction(LADDER, "s-1")
+    assert "lb_shard" in _state_item(dynamo_storage, "mallory")
+
+
+def _state_item(storage: DynamoStorage, player_id: str) -> dict[str, Any]:
+    (item,) = [
+        i for i in raw_items(storage, f"P#backgammon#{player_id}") if i["sk"]["S"] == "STATE"
+    ]
+    return item
+
+
+# Concurrency ------------------------------------------------------------------------------
+
+
+class InterleavingSanctions(DynamoSanctions):
+    """The DynamoDB sanctions port, running `before_refund` once before a refund commit."""
+
+    before_refund: Any = None
+
+    def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
+        hook, self.before_refund = self.before_refund, None
+        if hook is not None:
+            hook()
+        super().commit_refund(decision, victim, event)
+
+
+def test_a_victims_game_committed_between_the_refunds_read_and_commit_is_kept(
+    dynamo_storage: DynamoStorage, clock: FixedClock
+) -> None:
+    sanctions = InterleavingSanctions(dynamo_storage.table)
+    dynamo_storage.sanctions = sanctions
+    service = rating_service(dynamo_storage, clock)
+    service.submit_game(LADDER, game("g-1", "mallory", "alice", played_at=NOW - HOUR))
+    service.sanction_player(LADDER, sanction())
+    sanctions.before_refund = lambda: service.submit_game(
+        LADDER, game("g-2", "alice", "bob", played_at=NOW - MINUTE)
+    )
+
+    service.pay_refunds.run(LADDER, "s-1")
+
+    assert service.get_game(LADDER, "g-2")["players"][0]["rating_after"] == 1500
+    assert service.get_player(LADDER, "alice")["rating"] == 1516
+    assert service.retries >= 1
+
+
+@pytest.fixture
+def amazon_engine(request: pytest.FixtureRequest, table_name: str) -> Iterator[DynamoStorage]:
+    """The adapter on a fresh template table of DynamoDB Local."""
+    with running_engine("dynamodb_local", request) as engine, ratings_table(engine, table_name):
+        yield engine.storage(table_name)
+
+
+def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
+    amazon_engine: DynamoStorage, clock: FixedClock
+) -> None:
+    # On Amazon's engine only: moto's in-process backend is not safe for concurrent clients
+    # (it loses writes and breaks iterating its dicts), DynamoDB Local serializes them as
+    # DynamoDB does.
+    service = rating_service(amazon_engine, clock)
+    victims = [f"v{index}" for index in range(4)]
+    for index, victim in enumerate(victims * 2):
+        at = NOW - HOUR + index * MINUTE
+        service.submit_game(LADDER, game(f"g-{index}", "mallory", victim, played_at=at))
+    service.sanction_player(LADDER, sanction())
+    service.pay_refunds.games_per_step = 3
+    errors: list[BaseException] = []
+
+    def keep_playing(victim: str) -> None:
+        try:
+            for number in range(5):
+                body = game(f"{victim}-p{number}", victim, f"{victim}-r", played_at=NOW - MINUTE)
+                service.submit_game(LADDER, body)
+        except BaseException as error:  # a thread cannot fail the test: reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=keep_playing, args=(victim,)) for victim in victims]
+    for thread in threads:
+        thread.start()
+    service.pay_refunds.run(LADDER, "s-1")
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert len(service.get_sanction(LADDER, "s-1")["refunds"]) == 8
+    for victim in victims:
+        events = service.get_history(LADDER, victim)["events"]
+        assert len(events) == 2 + 2 + 5
+        rating = service.get_player(LADDER, victim)["rating"]
+        assert 1500 + sum(event["delta"] for event in events) == rating
+
+
+# Requests -----------------------------------------------------------------------------------
+
+
+def test_a_step_sends_one_query_two_batch_reads_and_one_transaction_a_refund(
+    service: RatingService, storage: DynamoStorage, request_counter: RequestCounter
+) -> None:
+    for index in range(3):
+        service.submit_game(
+            LADDER, game(f"g-{index}", "mallory", f"v{index}", played_at=NOW - HOUR)
+        )
+    service.submit_game(LADDER, game("g-won", "v0", "mallory", played_at=NOW - HOUR))
+    service.sanction_player(LADDER, sanction())
+    job = storage.jobs.get_job("sanction", "backgammon#s-1")
+    assert job is not None
+    request_counter.reset()
+    done = service.pay_refunds.step(job)
+
+    assert done.status == "done"
+    assert request_counter.counts() == {
+        "Query": 1,
+        "BatchGetItem": 2,
+        "TransactWriteItems": 3,
+    }

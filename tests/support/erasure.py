@@ -1,0 +1,91 @@
+"""Erasing players in tests: a service with a jobs queue the test drains (the worker, run in
+the test), and what the storage still holds of an id, whatever the item."""
+
+import json
+import random
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any
+
+from ratings.rules import DEFAULT_LADDERS
+from ratings.service.facade import RatingService
+from ratings.service.jobs import JobRun
+from ratings.service.ports import Storage
+from ratings.service.retries import Retrier
+from ratings.storage.dynamodb import DynamoStorage
+from ratings.storage.memory import InMemoryStorage
+from support.jobs import Countdown, RecordingJobQueue
+
+
+def erasing_service(
+    storage: Storage, clock: Callable[[], datetime], queue: RecordingJobQueue
+) -> RatingService:
+    """The default ladders over `storage`, queueing jobs to `queue`, never sleeping."""
+    return RatingService(
+        storage,
+        DEFAULT_LADDERS,
+        clock=clock,
+        job_queue=queue,
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
+    )
+
+
+def work_jobs(
+    service: RatingService,
+    queue: RecordingJobQueue,
+    seconds: Callable[[], Callable[[], float]] = lambda: Countdown(600),
+    limit: int = 10_000,
+) -> list[JobRun]:
+    """Run the worker on every queued message (continuations included) until none is left;
+    each invocation gets `seconds()` as its remaining time."""
+    runs: list[JobRun] = []
+    for _ in range(limit):
+        sent = queue.take()
+        if not sent:
+            return runs
+        for message in sent:
+            body = {"job": message.kind, "job_id": message.job_id}
+            runs.append(service.run_job(body, seconds()))
+    raise AssertionError(f"jobs still queued after {limit} rounds")
+
+
+def erase(service: RatingService, queue: RecordingJobQueue, player_id: str) -> dict[str, Any]:
+    """Request the erasure, work it to the end, and answer its status."""
+    service.request_erasure(player_id)
+    work_jobs(service, queue)
+    status: dict[str, Any] = service.get_erasure(player_id)
+    return status
+
+
+def stored_texts(storage: Storage) -> Iterator[str]:
+    """Every stored item (or record of the fake) as text, every attribute included."""
+    if isinstance(storage, DynamoStorage):
+        client = storage.connection.client
+        pages = client.get_paginator("scan").paginate(TableName=storage.table.table_name)
+        for page in pages:
+            for item in page.get("Items", []):
+                yield json.dumps(item, sort_keys=True)
+        return
+    assert isinstance(storage, InMemoryStorage)
+    tables: list[Any] = [
+        storage.states,
+        storage.games,
+        storage.tournaments,
+        storage.links,
+        storage.absorbed,
+        storage.job_records,
+        {key: sorted(value) for key, value in storage.awards.items() if value},
+        storage.sanction_tables.decisions,
+        {key: sorted(value) for key, value in storage.sanction_tables.pointers.items() if value},
+    ]
+    for table in tables:
+        for key, value in table.items():
+            yield repr((key, value))
+    for key, events in storage.events.items():
+        for event in events:
+            yield repr((key, event))
+
+
+def mentions(storage: Storage, *ids: str) -> list[str]:
+    """The stored items whose text contains one of `ids` (pick ids no other text contains)."""
+    return [text for text in stored_texts(storage) if any(pid in text for pid in ids)]
