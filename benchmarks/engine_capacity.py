@@ -13,7 +13,6 @@ beside AWS's documented rule (2 write units per item per started KB).
 Needs DynamoDB Local (`make setup-dynamodb-local`).
 """
 
-import argparse
 import functools
 import math
 import random
@@ -32,6 +31,7 @@ from botocore.model import OperationModel
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
+from ratings.service.retries import Retrier
 from ratings.service.settings import Settings
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.layout import LEADERBOARD_INDEX
@@ -40,6 +40,7 @@ from ratings_local.resources import create_table, template_table
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack
 
+from ._cli import game_parser
 from .requests_per_game import NOW, body, fake_aws, item_size, moto_version
 from .standing_reads import fill
 
@@ -189,7 +190,9 @@ def rate_games(
     results = []
     for ladder_id, ladder in DEFAULT_LADDERS.items():
         storage = DynamoStorage(new_table(endpoint, f"bench-{ladder_id}"), endpoint_url=endpoint)
-        service = RatingService(storage, DEFAULT_LADDERS, clock=lambda: NOW, sleep=lambda _: None)
+        service = RatingService(
+            storage, DEFAULT_LADDERS, clock=lambda: NOW, retrier=Retrier(sleep=lambda _: None)
+        )
         meter = Meter()
         meter.attach(storage.connection.client)
         start = NOW - timedelta(days=6)
@@ -430,9 +433,9 @@ def report(measured: dict[str, EngineFigures], players: int, board: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--games", type=int, default=100, help="rated games per ruleset")
-    parser.add_argument("--players", type=int, default=24, help="players per ladder (even)")
+    parser = game_parser(
+        __doc__, (100, "rated games per ruleset"), (24, "players per ladder (even)")
+    )
     parser.add_argument("--board", type=int, default=20_000, help="players on the standing board")
     args = parser.parse_args(argv)
     if args.games < 1 or args.players < 2 or args.players % 2 or args.board < 1:

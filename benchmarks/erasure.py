@@ -38,6 +38,7 @@ from botocore.model import OperationModel
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.ports import JobQueue
+from ratings.service.retries import Retrier
 from ratings.service.stored import JobMessage
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.layout import (
@@ -143,7 +144,9 @@ def played(games: int, others: int, rng: random.Random) -> InMemoryStorage:
     """The victim's games (and the others') as the service stores them, on the fake."""
     memory = InMemoryStorage()
     clock = [NOW - timedelta(days=13)]
-    service = RatingService(memory, DEFAULT_LADDERS, clock=lambda: clock[0], sleep=lambda _: None)
+    service = RatingService(
+        memory, DEFAULT_LADDERS, clock=lambda: clock[0], retrier=Retrier(sleep=lambda _: None)
+    )
     step = timedelta(days=12) / max(1, games + others)
     victim_games = set(rng.sample(range(games + others), games))
     for index in range(games + others):
@@ -200,7 +203,11 @@ def erase(
 ) -> tuple[Meter, float, int]:
     queue = ListQueue()
     service = RatingService(
-        storage, DEFAULT_LADDERS, clock=lambda: NOW, sleep=lambda _: None, job_queue=queue
+        storage,
+        DEFAULT_LADDERS,
+        clock=lambda: NOW,
+        job_queue=queue,
+        retrier=Retrier(sleep=lambda _: None),
     )
     meter = Meter()
     meter.attach(storage.connection.client)

@@ -13,7 +13,6 @@ median of the rounds is printed. Target: at most 1.5x.
     python -m benchmarks.per_game_overhead [--games N] [--rounds R] [--players P]
 """
 
-import argparse
 import copy
 import os
 import random
@@ -28,9 +27,11 @@ import boto3
 from botocore.config import Config
 from botocore.model import OperationModel
 
+from benchmarks._cli import game_parser
 from benchmarks.requests_per_game import NOW, Clock, body
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
+from ratings.service.retries import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local.aws import EmulatedAws
 
@@ -96,7 +97,7 @@ def measure(games: int, rounds: int, players: int, seed: int) -> list[Result]:
         storage = DynamoStorage(SERVICE_TABLE, endpoint_url=url)
         storage.create_table()
         service = RatingService(
-            storage, DEFAULT_LADDERS, clock=Clock(NOW), sleep=lambda seconds: None
+            storage, DEFAULT_LADDERS, clock=Clock(NOW), retrier=Retrier(sleep=lambda seconds: None)
         )
         recorder = Recorder()
         storage.connection.client.meta.events.register("provide-client-params.dynamodb", recorder)
@@ -195,10 +196,10 @@ def report(results: list[Result], games: int, rounds: int, players: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--games", type=int, default=100, help="games per ruleset per round")
+    parser = game_parser(
+        __doc__, (100, "games per ruleset per round"), (24, "players per ladder (even)")
+    )
     parser.add_argument("--rounds", type=int, default=5, help="rounds (a ratio each)")
-    parser.add_argument("--players", type=int, default=24, help="players per ladder (even)")
     parser.add_argument("--seed", type=int, default=1129)
     args = parser.parse_args(argv)
     if args.games < 1 or args.rounds < 1 or args.players < 2 or args.players % 2:

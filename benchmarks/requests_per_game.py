@@ -29,6 +29,7 @@ from moto import mock_aws
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
+from ratings.service.retries import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.timestamps import format_utc_millis
 
@@ -247,7 +248,10 @@ def measure(games: int, players: int, duplicates: int, seed: int = 1129) -> list
             storage = DynamoStorage(f"bench-{ladder_id}-{uuid.uuid4().hex[:8]}")
             storage.create_table()
             service = RatingService(
-                storage, DEFAULT_LADDERS, clock=Clock(NOW), sleep=lambda seconds: None
+                storage,
+                DEFAULT_LADDERS,
+                clock=Clock(NOW),
+                retrier=Retrier(sleep=lambda seconds: None),
             )
             meter = Meter()
             meter.attach(storage.connection.client)

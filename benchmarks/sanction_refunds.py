@@ -29,6 +29,7 @@ from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.jobs import JobRun
 from ratings.service.ports import JobQueue
+from ratings.service.retries import Retrier
 from ratings.service.stored import JobMessage
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local.aws import transact_write_items
@@ -110,7 +111,11 @@ def measure(engine: str, games: int) -> Figures:
         storage = DynamoStorage(new_table(endpoint, "bench-sanction"), endpoint_url=endpoint)
         queue = KeptQueue()
         service = RatingService(
-            storage, DEFAULT_LADDERS, clock=lambda: NOW, sleep=lambda _: None, job_queue=queue
+            storage,
+            DEFAULT_LADDERS,
+            clock=lambda: NOW,
+            job_queue=queue,
+            retrier=Retrier(sleep=lambda _: None),
         )
         start, step = NOW - timedelta(days=6), timedelta(days=6) / games
         for number in range(games):  # not measured: the cheater's games

@@ -27,7 +27,7 @@ from typing import Any
 from moto import mock_aws
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.rules.standings import board_order
+from ratings.rules.ranking import board_order
 from ratings.service.facade import RatingService
 from ratings.service.settings import Settings
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard, player_key
@@ -161,10 +161,11 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             player_id = board[rank - 1][0]
             with metered(storage, entry_bytes) as meter:
-                standing = service.get_player.standing(service_record(storage, player_id))
+                record = service_record(storage, player_id)
+                standing = service.ranking.rank(LADDER, record.rating, record.player_id)
             assert standing is not None
             print(
-                f"{rank:>8} {standing['exact']!s:>6} {meter.entries:>8} {meter.rru:>9.1f}  "
+                f"{rank:>8} {standing.exact!s:>6} {meter.entries:>8} {meter.rru:>9.1f}  "
                 f"{dict(meter.requests)}"
             )
 

@@ -44,6 +44,7 @@ import boto3
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
 
+from benchmarks._cli import game_parser
 from ratings.storage.dynamodb import leaderboard_shard
 from ratings.timestamps import format_utc_millis
 from ratings_local.stack import LocalStack, Options
@@ -486,10 +487,8 @@ def report(args: argparse.Namespace, runs: list[Run], fills: list[tuple[int, flo
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--games", type=int, default=150, help="games per run")
+    parser = game_parser(__doc__, (150, "games per run"), (5000, "players the games are among"))
     parser.add_argument("--threads", type=int, default=8, help="HTTP client threads")
-    parser.add_argument("--players", type=int, default=5000, help="players the games are among")
     parser.add_argument("--repeats", type=int, default=1, help="runs per mode and size")
     parser.add_argument("--cycles", type=int, default=2, help="times the sizes are gone through")
     parser.add_argument(

@@ -28,8 +28,8 @@ from ratings import wiring
 from ratings.lambda_support import deadline, payloads, telemetry
 from ratings.lambda_support.problems import Problem, problem_for, refused
 from ratings.lambda_support.routes import MODERATION_ROUTES
-from ratings.service.documents import describe_ladders
 from ratings.service.errors import Disposition, InvalidInput
+from ratings.service.results import LadderList, json_of
 
 logger = Logger()
 metrics = Metrics()
@@ -74,7 +74,7 @@ def decoded_path_parameters(matched: dict[str, str]) -> dict[str, str]:
 
 @route("GET", "/v1/ladders")
 def list_ladders() -> JsonObject:
-    return describe_ladders(wiring.LADDERS)  # configuration only: no table, no client
+    return json_of(LadderList.of(wiring.LADDERS))  # configuration only: no table, no client
 
 
 @route("POST", "/v1/ladders/{ladder}/games")
@@ -85,7 +85,7 @@ def submit_game(ladder: str) -> Response[JsonObject]:
     service = wiring.service()
     with telemetry.counting_retries(metrics, service):
         submitted = service.submit_game(ladder, game)
-    telemetry.record_game(metrics, submitted)
+    telemetry.count_game(metrics, submitted)
     return Response(
         status_code=201 if submitted.created else 200,
         content_type=content_types.APPLICATION_JSON,

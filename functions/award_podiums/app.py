@@ -57,7 +57,7 @@ def podium_queue_url() -> str:
 
 consumer = queues.Consumer(
     read=podium_request,
-    count_stored=telemetry.record_podium,
+    count_stored=telemetry.count_podium,
     lines=queues.LogLines(
         stored="podium awarded",
         duplicate="podium already awarded",
@@ -66,10 +66,10 @@ consumer = queues.Consumer(
         left_after_bug="podium left in the queue after an unexpected error",
         dead_lettered="podium message dead-lettered",
     ),
-    dead_letter_queue=podium_dlq_url,
-    queue=podium_queue_url,
     service=wiring.service,
     sqs=wiring.sqs_client,
+    dead_letter_queue=podium_dlq_url,
+    queue=podium_queue_url,
     logger=logger,
     metrics=metrics,
 )

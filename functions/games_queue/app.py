@@ -44,7 +44,7 @@ def games_queue_url() -> str:
 
 consumer = queues.Consumer(
     read=game_request,
-    count_stored=telemetry.record_game,
+    count_stored=telemetry.count_game,
     lines=queues.LogLines(
         stored="game stored",
         duplicate="game already stored",
@@ -53,10 +53,10 @@ consumer = queues.Consumer(
         left_after_bug="game left for a retry after an unexpected error",
         dead_lettered="game message dead-lettered",
     ),
-    dead_letter_queue=games_dlq_url,
-    queue=games_queue_url,
     service=wiring.service,
     sqs=wiring.sqs_client,
+    dead_letter_queue=games_dlq_url,
+    queue=games_queue_url,
     logger=logger,
     metrics=metrics,
 )

@@ -13,8 +13,9 @@ from typing import Any
 
 from ratings.rules import Game, InvalidInput, PlayerState, Ruleset
 from ratings.rules.fields import Field
-from ratings.rules.fields import Record as FieldRecord
-from ratings.service.documents import explain
+from ratings.rules.fields import Object as FieldObject
+from ratings.service.game_result import RatingOutcome
+from ratings.service.results import json_of
 from ratings_cli.records import GameLine, InputError, Record, score_of
 
 
@@ -141,17 +142,9 @@ class Replayer:
         changes = self.ruleset.rate(rules_game).players if ranked else None
         players = []
         for index, (entry, state) in enumerate(zip(entries, states, strict=True)):
-            player = dict(entry)
-            player["rating_before"] = state.rating
-            player["rating_after"] = state.rating
-            player["delta"] = 0
-            player["explain"] = None
-            if changes is not None:
-                change = changes[index]
-                player["rating_after"] = change.rating_after
-                player["delta"] = change.delta
-                player["explain"] = explain(change.explain)
-            players.append(player)
+            outcome = RatingOutcome.of(state.rating, changes[index] if changes else None)
+            # The record's own fields stay as they are; the rating fields are the replay's.
+            players.append({**entry, **json_of(outcome)})
         self.games += 1
         if changes is not None:
             self.ranked += 1
@@ -207,5 +200,5 @@ def _own_fields(fields: tuple[Field, ...], values: Record, where: str) -> dict[s
     present = {
         entry.name: values[entry.name] for entry in fields if values.get(entry.name) is not None
     }
-    parsed: dict[str, Any] = FieldRecord(fields, "a stored game").parse(present, where)
+    parsed: dict[str, Any] = FieldObject(fields, "a stored game").parse(present, where)
     return parsed

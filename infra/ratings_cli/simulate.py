@@ -28,7 +28,8 @@ from typing import Any
 
 from ratings.rules import Ruleset
 from ratings.rules.fields import Field
-from ratings.timestamps import format_utc_millis
+from ratings.service.game_result import GameResult, PlayerResult, RatingOutcome
+from ratings.service.results import json_of
 from ratings_cli.records import GameLine, Record
 from ratings_cli.replay import Replayer
 
@@ -120,29 +121,28 @@ class Simulator:
     def _record(
         self, number: int, digits: int, played_at: datetime, a: str, b: str, winner: str
     ) -> Record:
-        players = []
-        for player_id in (a, b):
-            player: Record = {
-                "id": player_id,
-                "rating_before": None,
-                "rating_after": None,
-                "delta": None,
-                "explain": None,
-                "bot": False,
-            }
-            player.update((entry.name, self._draw(entry)) for entry in self.ruleset.player_fields)
-            players.append(player)
-        record: Record = {
-            "game_id": f"sim-{number + 1:0{digits}d}",
-            "ladder": self.ladder_id,
-            "played_at": format_utc_millis(played_at),
-            "ruleset": self.ruleset.name,
-            "ruleset_version": self.ruleset.version,
-            "ranked": True,
-            "unranked_reason": None,
-            "winner": winner,
-            "mode": "ranked",
-            "players": players,
-        }
-        record.update((entry.name, self._draw(entry)) for entry in self.ruleset.game_fields)
-        return record
+        """The game as a stored result, before rating (the replay rates it)."""
+        not_yet = RatingOutcome(0, 0, 0, None)
+        players = [
+            PlayerResult(
+                id=player_id,
+                outcome=not_yet,
+                bot=False,
+                options={entry.name: self._draw(entry) for entry in self.ruleset.player_fields},
+            )
+            for player_id in (a, b)
+        ]
+        game = GameResult(
+            game_id=f"sim-{number + 1:0{digits}d}",
+            ladder=self.ladder_id,
+            played_at=played_at,
+            ruleset=self.ruleset.name,
+            ruleset_version=self.ruleset.version,
+            ranked=True,
+            unranked_reason=None,
+            winner=winner,
+            mode="ranked",
+            players=(players[0], players[1]),
+            options={entry.name: self._draw(entry) for entry in self.ruleset.game_fields},
+        )
+        return json_of(game)

@@ -22,12 +22,10 @@ import contextlib
 import copy
 import io
 import json
-import random
 import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import moto
@@ -47,6 +45,8 @@ from moto.moto_server.werkzeug_app import (
 )
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from ratings_local.faults import FaultPlan, fault_response
+
 #: The moto release whose internals this module was written and tested against.
 MOTO_VERSION = "5.2.5"
 MAX_TRANSACTION_ITEMS = 100
@@ -55,79 +55,6 @@ CONDITION_FAILED = "The conditional request failed"
 _WRITE_OPERATIONS = frozenset({"ConditionCheck", "Put", "Delete", "Update"})
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
-
-
-#: The failures `FaultPlan` can inject into DynamoDB requests.
-FAULT_KINDS = ("throttle", "conflict", "internal", "internal_after")
-
-
-@dataclass
-class FaultPlan:
-    """Transient DynamoDB failures to inject at random requests (tests and fault drills).
-
-    - throttle: ProvisionedThroughputExceededException, nothing done;
-    - conflict: a TransactWriteItems cancelled with TransactionConflict, nothing done;
-    - internal: InternalServerError, nothing done;
-    - internal_after: the request IS carried out, then answered InternalServerError, so the
-      caller cannot know whether it landed (the case exactly-once has to survive).
-    """
-
-    rate: float
-    kinds: tuple[str, ...] = FAULT_KINDS
-    seed: int = 0
-    injected: dict[str, int] = field(default_factory=dict)
-    _rng: random.Random = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        unknown = set(self.kinds) - set(FAULT_KINDS)
-        if unknown or not 0 <= self.rate <= 1:
-            raise ValueError(f"faults: rate in [0, 1], kinds among {FAULT_KINDS}")
-        self._rng = random.Random(self.seed)
-
-    def draw(self, operation: str) -> str | None:
-        if self._rng.random() >= self.rate:
-            return None
-        kinds = [k for k in self.kinds if k != "conflict" or operation == "TransactWriteItems"]
-        kind = self._rng.choice(kinds) if kinds else None
-        if kind is not None:
-            self.injected[kind] = self.injected.get(kind, 0) + 1
-        return kind
-
-
-def _fault_response(kind: str, start_response: Callable[..., Any]) -> list[bytes]:
-    error: dict[str, Any]
-    if kind == "throttle":
-        status, error = (
-            "400 Bad Request",
-            {
-                "__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
-                "message": "injected: throughput exceeded",
-            },
-        )
-    elif kind == "conflict":
-        status, error = (
-            "400 Bad Request",
-            {
-                "__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
-                "message": "Transaction cancelled, please refer cancellation reasons for specific "
-                "reasons [TransactionConflict]",
-                "CancellationReasons": [{"Code": "TransactionConflict", "Message": "injected"}],
-            },
-        )
-    else:
-        status, error = (
-            "500 Internal Server Error",
-            {
-                "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
-                "message": "injected: internal server error",
-            },
-        )
-    body = json.dumps(error).encode()
-    start_response(
-        status,
-        [("Content-Type", "application/x-amz-json-1.0"), ("Content-Length", str(len(body)))],
-    )
-    return [body]
 
 
 class SerializedApp:
@@ -156,7 +83,7 @@ class SerializedApp:
                 if fault == "internal_after":
                     list(self._app(environ, lambda *args, **kwargs: lambda data: None))
             if fault is not None:
-                return _fault_response(fault, start_response)
+                return fault_response(fault, start_response)
         wait = _long_poll_seconds(environ)
         if wait <= 0:
             with self.lock:

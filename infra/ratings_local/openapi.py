@@ -1,9 +1,10 @@
 """The HTTP API's OpenAPI 3.1 document, generated from the declarations the service checks with.
 
 Request bodies are the rules' own declarations (`game_body` per ladder, `LINK`), so the
-document cannot drift from what the parsers accept; result documents are written here as JSON
-Schema from each ruleset's fields and `explain_fields`. Outside the Lambda runtime path: the
-local stack serves it (/swagger, /openapi.json) and `docs/openapi.json` is its output:
+document cannot drift from what the parsers accept; result schemas are generated from the
+answers' declarations (`ratings_local.result_schemas`), so it cannot drift from what the service
+answers either. Outside the Lambda runtime path: the local stack serves it (/swagger,
+/openapi.json) and `docs/openapi.json` is its output:
 
     python -m ratings_local.openapi > docs/openapi.json
 """
@@ -14,15 +15,15 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from ratings.rules import Ladder, Ruleset
-from ratings.rules.fields import ID, Field, Record
-from ratings.rules.ladders import RULESET_VERSIONS
-from ratings.rules.ranked import MODES, UNRANKED_REASONS
+from ratings.rules import Ladder
+from ratings.rules.fields import ID
 from ratings.rules.submission import game_body, parse_game
-from ratings.service.inputs import LINK, parse_link
-from ratings.service.pages import MAX_PAGE
+from ratings.service.declared import nullable, ref
+from ratings.service.parameters import MAX_PAGE
+from ratings.service.requests import LINK, parse_link
 from ratings.wiring import LADDERS
 from ratings_local import openapi_moderation, openapi_sanctions
+from ratings_local.result_schemas import result_schemas
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack
 
@@ -63,16 +64,12 @@ ERRORS = {
 EVERY_ROUTE = (400, 403, 413, 429, 503)
 
 
-def _ref(name: str) -> Schema:
-    return {"$ref": f"#/components/schemas/{name}"}
+ID_SCHEMA = ID.schema()
 
 
-def _nullable(schema: Schema) -> Schema:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-def _object(properties: Mapping[str, Schema], optional: Iterable[str] = ()) -> Schema:
-    """A closed object: every property required except `optional`, nothing else allowed."""
+def _closed(properties: Mapping[str, Schema], optional: Iterable[str] = ()) -> Schema:
+    """A closed object (for the sanctions' schemas, written in `openapi_sanctions`): every
+    property required except `optional`, nothing else allowed."""
     skipped = set(optional)
     return {
         "type": "object",
@@ -80,246 +77,6 @@ def _object(properties: Mapping[str, Schema], optional: Iterable[str] = ()) -> S
         "required": [name for name in properties if name not in skipped],
         "additionalProperties": False,
     }
-
-
-INTEGER: Schema = {"type": "integer"}
-STRING: Schema = {"type": "string"}
-TIME: Schema = {"type": "string", "format": "date-time"}
-ID_SCHEMA = ID.schema()
-
-
-def _as_answered(field: Field) -> Schema:
-    """A declared field as a result shows it: always present, its default when not sent."""
-    schema = field.schema()
-    for key in ("default", "example"):
-        schema.pop(key, None)
-    if isinstance(field.kind, Record):
-        nested = field.kind.schema()
-        nested["required"] = [entry.name for entry in field.kind.fields]
-        schema = nested if not field.nullable else _nullable(nested)
-    return schema
-
-
-def explain_schema(ruleset: Ruleset) -> Schema:
-    schema = _object(
-        {
-            entry.name: {
-                "type": "number" if entry.number else "string",
-                "description": entry.description,
-            }
-            for entry in ruleset.explain_fields
-        }
-    )
-    schema["description"] = f"The formula's inputs under {ruleset.name} (null when unranked)"
-    return schema
-
-
-def game_result_schema(ruleset: Ruleset, *, preview: bool) -> Schema:
-    """A game's result under `ruleset` (any published version of it)."""
-    versions = list(RULESET_VERSIONS.get(ruleset.name, {ruleset.version: ruleset}))
-    player = _object(
-        {
-            "id": {**ID_SCHEMA, "description": "The player's id (the account, once linked)"},
-            "rating_before": INTEGER,
-            "rating_after": INTEGER,
-            "delta": INTEGER,
-            "explain": _nullable(_ref(f"explain.{ruleset.name}")),
-            "bot": {"type": "boolean"},
-            "submitted_id": {**ID_SCHEMA, "description": "The id sent, when it is linked"},
-            **{entry.name: _as_answered(entry) for entry in ruleset.player_fields},
-        },
-        optional=["submitted_id"],
-    )
-    properties: dict[str, Schema] = {
-        "game_id": ID_SCHEMA if not preview else _nullable(ID_SCHEMA),
-        "ladder": ID_SCHEMA,
-        "played_at": TIME,
-        "ruleset": {"const": ruleset.name},
-        "ruleset_version": {"enum": versions},
-        "ranked": {"type": "boolean"},
-        "unranked_reason": {"enum": [*UNRANKED_REASONS, None]},
-        "winner": _nullable(ID_SCHEMA) if ruleset.draws_allowed else ID_SCHEMA,
-        "mode": {"enum": list(MODES)},
-        "players": {"type": "array", "items": player, "minItems": 2, "maxItems": 2},
-        **{entry.name: _as_answered(entry) for entry in ruleset.game_fields},
-    }
-    if preview:
-        properties["preview"] = {"const": True}
-    kind = "preview" if preview else "game"
-    return {**_object(properties), "title": f"{ruleset.name} {kind} result"}
-
-
-def _rulesets(ladders: Mapping[str, Ladder]) -> dict[str, Ruleset]:
-    return {ladder.ruleset.name: ladder.ruleset for ladder in ladders.values()}
-
-
-def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
-    rulesets = _rulesets(ladders)
-    schemas: dict[str, Schema] = {
-        "ErrorBody": _object(
-            {
-                "error": _object(
-                    {
-                        "code": {**STRING, "description": "Stable, machine-readable"},
-                        "message": {**STRING, "description": "The field, the fault, the rule"},
-                    }
-                )
-            }
-        ),
-        "Ladders": _object(
-            {
-                "ladders": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "id": ID_SCHEMA,
-                            "ruleset": {"enum": sorted(rulesets)},
-                            "version": STRING,
-                            "starting_rating": INTEGER,
-                            "podium_bonuses": {"type": "array", "items": INTEGER},
-                            "parameters": {"type": "object"},
-                        }
-                    ),
-                }
-            }
-        ),
-        "PlayerSummary": _object(
-            {
-                "player_id": ID_SCHEMA,
-                "ladder": ID_SCHEMA,
-                "rating": INTEGER,
-                "ranked_games": INTEGER,
-                "recent_ranked_games": INTEGER,
-                "k": INTEGER,
-                "provisional": {"type": "boolean"},
-                "sanctioned": {
-                    "type": "boolean",
-                    "description": "Under a sanction in the ladder: off its leaderboard (no "
-                    "standing), no game with them rates; the rating is kept",
-                },
-                "standing": _nullable(_ref("Standing")),
-            }
-        ),
-        "Standing": {
-            **_object(
-                {
-                    "rank": _nullable({"type": "integer", "minimum": 1}),
-                    "of": _nullable({"type": "integer", "minimum": 1}),
-                    "exact": {"type": "boolean"},
-                    "as_of": _nullable(TIME),
-                }
-            ),
-            "description": "Where the player stands on the leaderboard: exact up to the "
-            "deployment's exact-rank limit, else estimated from the rating histogram of the last "
-            "refresh (as_of); rank and of are null before a ladder's first refresh",
-        },
-        "GameEvent": _object(
-            {
-                "type": {"const": "game"},
-                "game_id": ID_SCHEMA,
-                "at": TIME,
-                "opponent": ID_SCHEMA,
-                "ranked": {"type": "boolean"},
-                "unranked_reason": {"enum": [*UNRANKED_REASONS, None]},
-                "delta": INTEGER,
-                "rating_after": INTEGER,
-                "explain": {
-                    "anyOf": [{"type": "null"}, *(_ref(f"explain.{name}") for name in rulesets)]
-                },
-            }
-        ),
-        "PodiumBonusEvent": _object(
-            {
-                "type": {"const": "podium_bonus"},
-                "tournament_id": ID_SCHEMA,
-                "place": {"type": "integer", "minimum": 1, "maximum": 3},
-                "at": TIME,
-                "delta": INTEGER,
-                "rating_after": INTEGER,
-            }
-        ),
-        "History": _object(
-            {
-                "player_id": ID_SCHEMA,
-                "ladder": ID_SCHEMA,
-                "events": {
-                    "type": "array",
-                    "items": {
-                        "oneOf": [
-                            _ref("GameEvent"),
-                            _ref("PodiumBonusEvent"),
-                            _ref("RefundEvent"),
-                        ]
-                    },
-                },
-                "next_cursor": _nullable(STRING),
-            }
-        ),
-        "Leaderboard": _object(
-            {
-                "ladder": ID_SCHEMA,
-                "entries": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "rank": _nullable({"type": "integer", "minimum": 1}),
-                            "player_id": ID_SCHEMA,
-                            "rating": INTEGER,
-                            "ranked_games": INTEGER,
-                        }
-                    ),
-                },
-                "next_cursor": _nullable(STRING),
-                # Only on a page around a player:
-                "around": ID_SCHEMA,
-                "exact": {"type": "boolean"},
-                "as_of": _nullable(TIME),
-            },
-            optional=("around", "exact", "as_of"),
-        ),
-        "Tournament": _object(
-            {
-                "tournament_id": ID_SCHEMA,
-                "ladder": ID_SCHEMA,
-                "status": {"const": "awarded"},
-                "public": {"type": "boolean"},
-                "finished_at": TIME,
-                "awards": {
-                    "type": "array",
-                    "items": _object(
-                        {
-                            "place": {"type": "integer", "minimum": 1, "maximum": 3},
-                            "player_id": ID_SCHEMA,
-                            "delta": INTEGER,
-                            "rating_after": INTEGER,
-                            "submitted_id": ID_SCHEMA,
-                        },
-                        optional=["submitted_id"],
-                    ),
-                },
-            }
-        ),
-        "LinkResult": _object(
-            {
-                "anonymous_id": ID_SCHEMA,
-                "account_id": ID_SCHEMA,
-                "ladders": {
-                    "type": "array",
-                    "items": _object(
-                        {"ladder": ID_SCHEMA, "kept": {"enum": ["anonymous", "account"]}}
-                    ),
-                },
-            }
-        ),
-        "IdentityLink": LINK.schema(),
-        **openapi_sanctions.sanction_schemas(_object, _nullable),
-    }
-    for name, ruleset in rulesets.items():
-        schemas[f"explain.{name}"] = explain_schema(ruleset)
-        schemas[f"result.{name}"] = game_result_schema(ruleset, preview=False)
-        schemas[f"preview_result.{name}"] = game_result_schema(ruleset, preview=True)
-    schemas["GameResult"] = {"oneOf": [_ref(f"result.{name}") for name in rulesets]}
-    return schemas
 
 
 # Examples ---------------------------------------------------------------------------------
@@ -356,7 +113,7 @@ def _responses(success: Mapping[int, tuple[str, Schema]], *errors: int) -> dict[
     for status in sorted({*errors, *EVERY_ROUTE}):
         answer: dict[str, Any] = {
             "description": ERRORS[status],
-            "content": {"application/json": {"schema": _ref("ErrorBody")}},
+            "content": {"application/json": {"schema": ref("ErrorBody")}},
         }
         answers[status] = answer
     return {str(status): answers[status] for status in sorted(answers)}
@@ -408,7 +165,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "get": {
                 "operationId": "list_ladders",
                 "summary": "The ladders, their rulesets and parameters",
-                "responses": _responses({200: ("The configured ladders", _ref("Ladders"))}),
+                "responses": _responses({200: ("The configured ladders", ref("Ladders"))}),
             }
         }
     }
@@ -427,8 +184,8 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
                 ),
                 "responses": _responses(
                     {
-                        200: ("An identical retry: the stored result", _ref(f"result.{name}")),
-                        201: ("Rated and stored", _ref(f"result.{name}")),
+                        200: ("An identical retry: the stored result", ref(f"result.{name}")),
+                        201: ("Rated and stored", ref(f"result.{name}")),
                     },
                     409,
                 ),
@@ -446,7 +203,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
                     GAME_RULES,
                 ),
                 "responses": _responses(
-                    {200: ("The would-be result", _ref(f"preview_result.{name}"))}
+                    {200: ("The would-be result", ref(f"preview_result.{name}"))}
                 ),
             }
         }
@@ -457,7 +214,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "A stored game's result, while retained",
             [_path_parameter("game_id", ID_SCHEMA, "The game's id")],
             "The stored result",
-            _ref("GameResult"),
+            ref("GameResult"),
             False,
         ),
         (
@@ -466,7 +223,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "A player's rating and counters (a new player has the starting rating)",
             [_path_parameter("player_id", ID_SCHEMA, "The player's id")],
             "The player's state",
-            _ref("PlayerSummary"),
+            ref("PlayerSummary"),
             False,
         ),
         (
@@ -475,7 +232,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "A player's games and podium bonuses, newest first",
             [_path_parameter("player_id", ID_SCHEMA, "The player's id")],
             "One page of events",
-            _ref("History"),
+            ref("History"),
             True,
         ),
         (
@@ -484,7 +241,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "Players with ranked games by rating, highest first",
             [],
             "One page of the leaderboard",
-            _ref("Leaderboard"),
+            ref("Leaderboard"),
             True,
         ),
         (
@@ -493,7 +250,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "A tournament's podium awards, once awarded",
             [_path_parameter("tournament_id", ID_SCHEMA, "The tournament's id")],
             "The awards",
-            _ref("Tournament"),
+            ref("Tournament"),
             False,
         ),
     ]
@@ -521,13 +278,13 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
         "post": {
             "operationId": "link_identity",
             "summary": "Link an anonymous id to an account, once",
-            "requestBody": _json_body(_ref("IdentityLink"), link_example(), LINK_RULES),
+            "requestBody": _json_body(ref("IdentityLink"), link_example(), LINK_RULES),
             "responses": _responses(
-                {200: ("Linked (first time or repeated)", _ref("LinkResult"))}, 409
+                {200: ("Linked (first time or repeated)", ref("LinkResult"))}, 409
             ),
         }
     }
-    found.update(openapi_sanctions.sanction_paths(ladders, _responses, _ref))
+    found.update(openapi_sanctions.sanction_paths(ladders, _responses, ref))
     return found
 
 
@@ -567,7 +324,11 @@ def document(
         "security": [{"apiKey": []}],
         "paths": {**paths(ladders), **openapi_moderation.paths()},
         "components": {
-            "schemas": {**result_schemas(ladders), **openapi_moderation.schemas()},
+            "schemas": {
+                **result_schemas(ladders),
+                **openapi_sanctions.sanction_schemas(_closed, nullable),
+                **openapi_moderation.schemas(),
+            },
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "name": "x-api-key", "in": "header"},
                 openapi_moderation.SECURITY_SCHEME: openapi_moderation.security_scheme(),

@@ -10,7 +10,7 @@ from typing import Any
 from ratings.rules import Ladder
 from ratings.rules.fields import ID
 from ratings.rules.refunds import WITHHELD_REASONS
-from ratings.service.inputs import parse_sanction, sanction_body
+from ratings.service.requests import parse_sanction, sanction_body
 from ratings.service.settings import Settings
 from ratings_local.openapi_moderation import SECURITY
 

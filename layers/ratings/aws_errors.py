@@ -1,5 +1,6 @@
 """Which failures are transient, classified once for every adapter: the AWS error codes after
-which the same call may succeed, and `is_transient`, which follows an error's causes.
+which the same call may succeed, `is_transient_aws_error`, which reads one AWS client error,
+and `is_transient`, which follows an error's causes.
 
 The storage adapter turns a transient DynamoDB error into TransientStorageError (the use cases
 retry it at once); whatever reaches a Lambda adapter still transient is answered 503 or left in
@@ -52,7 +53,7 @@ def is_transient(error: BaseException) -> bool:
             return False
         if getattr(seen, "disposition", None) == RETRY_LATER or isinstance(seen, TimeoutError):
             return True
-        if _is_transient_aws_error(seen):
+        if is_transient_aws_error(seen):
             return True
         # `raise ... from`, or pynamodb's wrapped botocore error; never the implicit context,
         # which would make a bug in an except block look transient.
@@ -61,7 +62,9 @@ def is_transient(error: BaseException) -> bool:
     return False
 
 
-def _is_transient_aws_error(error: BaseException) -> bool:
+def is_transient_aws_error(error: BaseException) -> bool:
+    """True when `error` itself (not its causes) is an AWS client error that retrying may
+    cure: no answer in time or none at all, a transient code, or a 5xx."""
     aws = sys.modules.get("botocore.exceptions")
     if aws is None:
         return False  # no AWS client was ever made, so this is no AWS error

@@ -14,7 +14,7 @@ from ratings.lambda_support import deadline
 from ratings.lambda_support.job_queue import SqsJobQueue
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
-from ratings.service.retries import RetryPolicy
+from ratings.service.retries import Retrier, RetryPolicy
 from ratings.service.settings import Settings
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def call_timeouts(config: Config) -> budgets.CallTimeouts:
 
 def build_storage(config: Config) -> "DynamoStorage":
     """The table's adapter, its client's calls cut to fit the function's time."""
-    from ratings.storage.dynamodb import DynamoStorage
+    from ratings.storage.dynamodb import Client, DynamoStorage
 
     timeouts = call_timeouts(config)
     storage = DynamoStorage(
@@ -40,9 +40,7 @@ def build_storage(config: Config) -> "DynamoStorage":
         region=config.region,
         endpoint_url=config.dynamodb_endpoint_url,
         leaderboard_shards=config.leaderboard_shards,
-        connect_timeout_seconds=timeouts.connect_seconds,
-        read_timeout_seconds=timeouts.read_seconds,
-        max_retry_attempts=timeouts.retries,
+        client=Client(timeouts.connect_seconds, timeouts.read_seconds, timeouts.retries),
     )
     deadline.guard(storage.connection.client, timeouts.attempt_seconds)
     return storage
@@ -57,7 +55,9 @@ def build_service(config: Config, storage: "DynamoStorage") -> RatingService:
     )
     retry = RetryPolicy(budget_seconds=budgets.retry_seconds(config.function_timeout))
     jobs_queue = SqsJobQueue(sqs_client, lambda: _jobs_queue_url(config))
-    return RatingService(storage, LADDERS, settings=settings, retry=retry, job_queue=jobs_queue)
+    return RatingService(
+        storage, LADDERS, settings=settings, retrier=Retrier(retry), job_queue=jobs_queue
+    )
 
 
 def _jobs_queue_url(config: Config) -> str:

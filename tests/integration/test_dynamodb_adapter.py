@@ -67,7 +67,7 @@ def event(
     *,
     ladder: str = LADDER,
     ranked: bool = True,
-    kind: str = "game",
+    event_type: str = "game",
     expires_at: datetime | None = None,
 ) -> PlayerEvent:
     ref = f"seed-{next(_refs)}"
@@ -75,10 +75,10 @@ def event(
         ladder=ladder,
         player_id=player_id,
         at=at,
-        kind=kind,
+        event_type=event_type,
         ref_id=ref,
         ranked=ranked,
-        body={"type": kind, "ref": ref},
+        body={"type": event_type, "ref": ref},
         expires_at=expires_at or at + RETENTION,
     )
 
@@ -116,7 +116,7 @@ def test_count_window_is_half_open_to_the_millisecond(any_storage: Storage) -> N
             event(HERO, t + MS),  # after t: not
             event(HERO, t + 30 * MINUTE),
             event(HERO, t - DAY, ranked=False),  # unranked game
-            event(HERO, t - 2 * DAY, kind="podium_bonus", ranked=False),
+            event(HERO, t - 2 * DAY, event_type="podium_bonus", ranked=False),
             event(HERO, t - DAY, ladder="sedma"),  # another ladder
             event("someone-else", t - DAY),  # another player
         ],

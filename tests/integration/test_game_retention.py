@@ -20,6 +20,7 @@ from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.errors import NotFound
 from ratings.service.facade import RatingService
+from ratings.service.retries import Retrier
 from ratings.service.settings import Settings
 from ratings.storage.dynamodb import DynamoStorage, game_key
 
@@ -35,8 +36,7 @@ def retaining(storage: DynamoStorage, clock: FixedClock) -> RatingService:
         DEFAULT_LADDERS,
         settings=Settings(history_retention=RETENTION, game_retention=RETENTION),
         clock=clock,
-        sleep=lambda seconds: None,
-        rng=random.Random(17),
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(17)),
     )
 
 

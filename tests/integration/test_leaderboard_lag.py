@@ -18,7 +18,7 @@ from support.games import NOW, FixedClock, game
 from support.index_lag import lingering_entry, not_yet_indexed, seed_states
 from support.services import rating_service
 
-from ratings.rules.standings import board_order
+from ratings.rules.ranking import board_order
 from ratings.service.facade import RatingService
 from ratings.storage.dynamodb import DynamoStorage
 

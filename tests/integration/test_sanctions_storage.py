@@ -126,13 +126,15 @@ def ranked_event(
     storage: Storage, player_id: str, game_id: str, at: datetime, ranked: bool = True
 ) -> None:
     """A game of `player_id` stored as a game commits it (the record and their event)."""
-    event = PlayerEvent.of_game(
-        Player(LADDER, player_id, 1500),
-        game_id=game_id,
-        played_at=at,
+    event = PlayerEvent(
+        ladder=LADDER,
+        player_id=player_id,
+        at=at,
+        event_type="game",
+        ref_id=game_id,
         ranked=ranked,
         body={"type": "game", "game_id": game_id},
-        kept_for=timedelta(days=30),
+        expires_at=at + timedelta(days=30),
     )
     stored = StoredGame(LADDER, game_id, "f", {"players": []}, at + timedelta(days=30))
     storage.writes.commit_game(stored, [], [event])

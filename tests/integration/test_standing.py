@@ -23,7 +23,7 @@ from support.games import NOW, FixedClock, game
 from support.services import rating_service
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.rules.standings import RatingHistogram, board_order
+from ratings.rules.ranking import RatingHistogram, board_order
 from ratings.service.facade import RatingService
 from ratings.service.player import Player
 from ratings.service.ports import Storage

@@ -7,7 +7,8 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from ratings_local.aws import EmulatedAws, FaultPlan
+from ratings_local.aws import EmulatedAws
+from ratings_local.faults import FaultPlan
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from ratings.rules.submission import game_body, parse_game
-from ratings.service.inputs import LINK, parse_link, parse_sanction
+from ratings.service.requests import LINK, parse_link, parse_sanction
 from ratings.wiring import LADDERS
 from ratings_local import openapi
 

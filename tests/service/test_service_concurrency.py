@@ -16,7 +16,7 @@ from ratings.service.errors import (
 )
 from ratings.service.facade import RatingService
 from ratings.service.results import Submitted
-from ratings.service.retries import RetryPolicy
+from ratings.service.retries import Retrier, RetryPolicy
 from ratings.storage.memory import InMemoryStorage
 
 # Duplicates ----------------------------------------------------------------------------------
@@ -198,9 +198,7 @@ def test_transient_storage_error_is_retried_with_a_bounded_sleep(
         storage,
         DEFAULT_LADDERS,
         clock=clock,
-        sleep=sleeps.append,
-        rng=random.Random(7),
-        on_retry=retried.append,
+        retrier=Retrier(sleep=sleeps.append, rng=random.Random(7), on_retry=retried.append),
     )
 
     def throttle() -> None:
@@ -227,9 +225,7 @@ def test_retries_are_bounded_and_end_in_retry_later(
         storage,
         DEFAULT_LADDERS,
         clock=clock,
-        retry=policy,
-        sleep=sleeps.append,
-        rng=random.Random(3),
+        retrier=Retrier(policy, sleep=sleeps.append, rng=random.Random(3)),
     )
     service.submit_game("backgammon", game("g-0", "hero", "zed"))
     interfering: list[Submitted] = []
@@ -285,10 +281,7 @@ def test_retries_stop_at_the_time_budget_not_at_a_count(
         storage,
         DEFAULT_LADDERS,
         clock=clock,
-        retry=policy,
-        sleep=sleep,
-        timer=lambda: now[0],
-        rng=random.Random(5),
+        retrier=Retrier(policy, sleep=sleep, timer=lambda: now[0], rng=random.Random(5)),
     )
 
     def conflict() -> None:

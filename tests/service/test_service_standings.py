@@ -10,13 +10,15 @@ import pytest
 from support.games import NOW, FixedClock, game
 
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
-from ratings.rules.standings import RatingHistogram
+from ratings.rules.ranking import RatingHistogram
 from ratings.service.errors import NotFound, NotRanked
 from ratings.service.facade import RatingService
 from ratings.service.player import Player
+from ratings.service.retries import Retrier
 from ratings.service.settings import Settings
 from ratings.service.stored import Standings
-from ratings.storage.memory import InMemoryRanks, InMemoryStorage
+from ratings.storage.memory import InMemoryStorage
+from ratings.storage.memory_views import InMemoryRanks
 from ratings.timestamps import format_utc_millis
 
 LADDER = "backgammon"
@@ -28,7 +30,7 @@ def make(storage: InMemoryStorage, clock: FixedClock, limit: int) -> RatingServi
         DEFAULT_LADDERS,
         settings=Settings(exact_rank_limit=limit),
         clock=clock,
-        sleep=lambda seconds: None,
+        retrier=Retrier(sleep=lambda seconds: None),
     )
 
 

@@ -15,7 +15,7 @@ from support.games import NOW, FixedClock
 
 from ratings.rules import Game, InvalidInput, Ladder, PlayerChange, PlayerState, Rating
 from ratings.rules.arithmetic import expected_score, round_half_away
-from ratings.rules.fields import Choice, Explained, Field, Integer, Record
+from ratings.rules.fields import Choice, Explained, Field, Integer, Object
 from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 from ratings.timestamps import parse_utc_millis
@@ -23,7 +23,7 @@ from ratings_cli.records import GameLine
 from ratings_cli.replay import Replayer
 from ratings_cli.simulate import Simulation, Simulator
 
-HANDICAP = Record((Field("stones", Integer(0, 9), "Stones given", default=0),), "a handicap")
+HANDICAP = Object((Field("stones", Integer(0, 9), "Stones given", default=0),), "a handicap")
 
 
 @dataclass(frozen=True)

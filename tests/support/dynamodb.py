@@ -11,10 +11,9 @@ from typing import Any
 from botocore.client import BaseClient
 from botocore.model import OperationModel
 
-from ratings.service.player import Player
-from ratings.service.stored import Link, PlayerEvent, StoredGame, StoredTournament
+from ratings.service.stored import Events, Link, Players, StoredGame, StoredTournament
 from ratings.storage.dynamodb import DynamoStorage
-from ratings.storage.dynamodb.layout import BoundTable
+from ratings.storage.dynamodb.table import BoundTable
 from ratings.storage.dynamodb.writes import DynamoWrites
 
 
@@ -102,9 +101,9 @@ class InterleavingWrites(DynamoWrites):
     def commit_game(
         self,
         game: StoredGame,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
-        unchanged: Sequence[Player] = (),
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
         *,
         now: datetime | None = None,
     ) -> None:
@@ -114,15 +113,15 @@ class InterleavingWrites(DynamoWrites):
     def commit_tournament(
         self,
         tournament: StoredTournament,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
-        unchanged: Sequence[Player] = (),
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
         podium_ids: Sequence[str] = (),
     ) -> None:
         self._interleave()
         super().commit_tournament(tournament, players, events, unchanged, podium_ids)
 
-    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+    def commit_link(self, link: Link, players: Players) -> None:
         self._interleave()
         super().commit_link(link, players)
 

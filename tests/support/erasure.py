@@ -11,6 +11,7 @@ from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.jobs import JobRun
 from ratings.service.ports import Storage
+from ratings.service.retries import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 from support.jobs import Countdown, RecordingJobQueue
@@ -24,9 +25,8 @@ def erasing_service(
         storage,
         DEFAULT_LADDERS,
         clock=clock,
-        sleep=lambda seconds: None,
-        rng=random.Random(20261129),
         job_queue=queue,
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
     )
 
 

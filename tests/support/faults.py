@@ -2,7 +2,7 @@
 and the client raises exactly as if DynamoDB had answered the error, after botocore's own
 retries gave up, so the adapter's and the handlers' error handling is what runs.
 
-(The local stack injects its faults in the emulated AWS instead: ratings_local.aws.FaultPlan.)
+(The local stack injects its faults in the emulated AWS instead: ratings_local.faults.FaultPlan.)
 
 Also an endpoint that never answers: a store that hangs, for the clients' timeouts.
 """

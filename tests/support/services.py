@@ -10,6 +10,7 @@ import pytest
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.ports import JobQueue, Storage
+from ratings.service.retries import Retrier
 from support.games import FixedClock
 from support.jobs import RecordingJobQueue
 
@@ -24,8 +25,7 @@ def rating_service(
         storage,
         DEFAULT_LADDERS,
         clock=clock,
-        sleep=lambda seconds: None,
-        rng=random.Random(20261129),
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
         job_queue=RecordingJobQueue() if job_queue is None else job_queue,
     )
 

@@ -9,6 +9,7 @@ logged by the adapter that met it.
 from typing import Any, NamedTuple
 
 from ratings.service.errors import Disposition, classify
+from ratings.service.results import ErrorBody, ErrorDetail, json_of
 
 #: The largest body (HTTP request or queue message) a caller may send.
 MAX_BODY_BYTES = 64 * 1024
@@ -52,7 +53,7 @@ class Problem(NamedTuple):
         return self.disposition is Disposition.RETRY_LATER
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message}}
+        return json_of(ErrorBody(ErrorDetail(self.code, self.message)))
 
 
 def problem_for(error: BaseException) -> Problem:

@@ -30,7 +30,7 @@ def count(metrics: Metrics, name: str, value: int = 1) -> None:
     metrics.add_metric(name=name, unit=MetricUnit.Count, value=value)
 
 
-def record_game(metrics: Metrics, submitted: Submitted) -> None:
+def count_game(metrics: Metrics, submitted: Submitted) -> None:
     """Count a stored game as rated, or as unranked by its reason."""
     if not submitted.created:
         return
@@ -49,7 +49,7 @@ def record_game(metrics: Metrics, submitted: Submitted) -> None:
         metric.add_dimension(name="reason", value=str(reason))
 
 
-def record_podium(metrics: Metrics, submitted: Submitted) -> None:
+def count_podium(metrics: Metrics, submitted: Submitted) -> None:
     """Count an awarded podium (a podium awarded before is not counted again)."""
     if submitted.created:
         count(metrics, PODIUMS_AWARDED)

@@ -80,8 +80,8 @@ class Choice(NamedTuple):
         raise InvalidInput(where, f"{where} must be {self.rule}, got {_shown(value)}")
 
     def schema(self) -> Schema:
-        kind = "integer" if all(type(value) is int for value in self.values) else "string"
-        return {"type": kind, "enum": list(self.values)}
+        json_type = "integer" if all(type(value) is int for value in self.values) else "string"
+        return {"type": json_type, "enum": list(self.values)}
 
 
 class Flag(NamedTuple):
@@ -192,8 +192,19 @@ class Field(NamedTuple):
             schema["example"] = self.example
         return schema
 
+    def answered_schema(self) -> Schema:
+        """The field as a result shows it: always present, its default when not sent."""
+        schema = self.schema()
+        for key in ("default", "example"):
+            schema.pop(key, None)
+        if isinstance(self.kind, Object):
+            nested = self.kind.schema()
+            nested["required"] = [entry.name for entry in self.kind.fields]
+            schema = nested if not self.nullable else {"anyOf": [nested, {"type": "null"}]}
+        return schema
 
-class Record(NamedTuple):
+
+class Object(NamedTuple):
     """A JSON object with known fields only: parsed to a dict with every field's value."""
 
     fields: tuple[Field, ...]

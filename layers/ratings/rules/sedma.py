@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from ratings.rules.arithmetic import EloCurve, float32
-from ratings.rules.fields import Explained, Field, Integer, Record
+from ratings.rules.fields import Explained, Field, Integer, Object
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
 NAME = "sedma"
@@ -56,7 +56,7 @@ _STAT_DESCRIPTIONS = {
     "rounds_won_24": "Rounds won with 24 points (0.1 each, at most 0.2)",
     "rounds_won_4_last": "Rounds won with four points and the last trick (0.03 each, at most 0.09)",
 }
-STATS = Record(
+STATS = Object(
     tuple(
         Field(name, Integer(0, MAX_STAT), description, default=0)
         for name, description in _STAT_DESCRIPTIONS.items()

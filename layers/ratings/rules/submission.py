@@ -24,7 +24,7 @@ from ratings.rules.fields import (
     Flag,
     Integer,
     ListOf,
-    Record,
+    Object,
     Text,
     Timestamp,
 )
@@ -71,7 +71,7 @@ def fingerprint(content: Mapping[str, Any]) -> str:
 
 
 @cache
-def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None) -> Record:
+def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None) -> Object:
     """The body of a game under `ruleset`; with `preview_versions`, the body of a preview."""
     preview = preview_versions is not None
     player_fields = [
@@ -99,7 +99,7 @@ def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None)
             Field(name, Integer(0, MAX_COUNT), "Used instead of the stored count", default=None)
             for name in ruleset.state_overrides
         )
-    player = Record(tuple(player_fields), f"a {ruleset.name} player", title="Player")
+    player = Object(tuple(player_fields), f"a {ruleset.name} player", title="Player")
     draw = " or null for a draw" if ruleset.draws_allowed else ""
     fields = [
         Field(
@@ -140,8 +140,8 @@ def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None)
                 default=None,
             )
         )
-    kind = "preview" if preview else "game"
-    return Record(tuple(fields), f"a {ruleset.name} {kind}", title=f"{ruleset.name} {kind}")
+    what = "preview" if preview else "game"
+    return Object(tuple(fields), f"a {ruleset.name} {what}", title=f"{ruleset.name} {what}")
 
 
 def parse_game(

@@ -72,25 +72,29 @@ class NotRanked(NotFound):
     code = "not_ranked"
 
 
-class GameConflict(ServiceError):
+class Conflict(ServiceError):
+    """The request collides with what is stored under the same id: sending it again never
+    helps, a new id or the stored content would."""
+
+    disposition = Disposition.CONFLICT
+
+
+class GameConflict(Conflict):
     """The game id was already used with other content."""
 
     code = "game_conflict"
-    disposition = Disposition.CONFLICT
 
 
-class TournamentConflict(ServiceError):
+class TournamentConflict(Conflict):
     """The tournament id was already awarded with another podium."""
 
     code = "tournament_conflict"
-    disposition = Disposition.CONFLICT
 
 
-class AlreadyLinked(ServiceError):
+class AlreadyLinked(Conflict):
     """The anonymous id is already linked, or the account already absorbed one."""
 
     code = "already_linked"
-    disposition = Disposition.CONFLICT
 
 
 class SanctionConflict(ServiceError):
@@ -129,24 +133,23 @@ class PlayerErasing(RetryLater):
 
 
 # The storage ports' errors ------------------------------------------------------------------
-# A use case retries the first two itself; left over, they are transient for the caller, who
-# is told so in general words (their own are the store's, for the logs).
 
 
-class WriteConflict(Exception):
+class StorageContention(Exception):
+    """What a use case retries itself; left over, it is transient for the caller, who is
+    told so in general words (the error's own are the store's, for the logs)."""
+
+    code = RetryLater.code
+    disposition = Disposition.RETRY_LATER
+    message = RETRY_LATER_MESSAGE
+
+
+class WriteConflict(StorageContention):
     """A version condition failed or a concurrent transaction got there first: re-read, retry."""
 
-    code = RetryLater.code
-    disposition = Disposition.RETRY_LATER
-    message = RETRY_LATER_MESSAGE
 
-
-class TransientStorageError(Exception):
+class TransientStorageError(StorageContention):
     """The store throttled or failed in a way that retrying later can cure."""
-
-    code = RetryLater.code
-    disposition = Disposition.RETRY_LATER
-    message = RETRY_LATER_MESSAGE
 
 
 class AlreadyStored(Exception):
@@ -183,6 +186,7 @@ __all__ = [
     "AlreadySanctioned",
     "AlreadyStored",
     "Classified",
+    "Conflict",
     "Disposition",
     "GameConflict",
     "InvalidCursor",
@@ -193,6 +197,7 @@ __all__ = [
     "RetryLater",
     "SanctionConflict",
     "ServiceError",
+    "StorageContention",
     "TournamentConflict",
     "TransientStorageError",
     "WriteConflict",

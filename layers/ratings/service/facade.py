@@ -5,20 +5,17 @@ write is one atomic commit through the writes port.
 A new use case is a module in `ratings.service.usecases` and a line here.
 """
 
-import random
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ratings.rules import Ladder
-from ratings.service import documents
+from ratings.service.context import Context
 from ratings.service.jobs import JobKind, NoJobQueue, RunJob
-from ratings.service.ladders import Ladders
-from ratings.service.player_reads import RecentWindow
 from ratings.service.ports import JobQueue, Storage
-from ratings.service.retries import Retrier, RetryPolicy
+from ratings.service.ranking import Ranking
+from ratings.service.results import JsonObject, LadderList, json_of
+from ratings.service.retries import Retrier
 from ratings.service.settings import Clock, Settings, utc_now
-from ratings.service.standing import Ranking
-from ratings.service.stored import ERASURE, JsonObject
+from ratings.service.stored import ERASURE
 from ratings.service.usecases.award_podium import AwardPodium
 from ratings.service.usecases.erase_player import ErasePlayer
 from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
@@ -29,7 +26,7 @@ from ratings.service.usecases.preview_game import PreviewGame
 from ratings.service.usecases.read_history import ReadHistory
 from ratings.service.usecases.read_leaderboard import ReadLeaderboard
 from ratings.service.usecases.read_player import ReadPlayer
-from ratings.service.usecases.read_results import ReadGame, ReadTournament
+from ratings.service.usecases.read_results import ReadResults
 from ratings.service.usecases.read_sanction import ReadSanction
 from ratings.service.usecases.refresh_standings import RefreshStandings
 from ratings.service.usecases.request_erasure import ReadErasure, RequestErasure
@@ -47,52 +44,43 @@ class RatingService:
         *,
         settings: Settings | None = None,
         clock: Clock = utc_now,
-        retry: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        timer: Callable[[], float] = time.monotonic,
-        rng: random.Random | None = None,
-        on_retry: Callable[[str], None] | None = None,
+        retrier: Retrier | None = None,
         job_queue: JobQueue | None = None,
     ) -> None:
+        """`retrier` redoes contended attempts (by default: the default policy, real sleeps)."""
         settings = settings or Settings()
-        known = Ladders(ladders)
+        context = Context(ladders, settings, clock)
         writes = storage.writes
-        retrier = Retrier(retry, sleep=sleep, timer=timer, rng=rng, on_retry=on_retry)
-        window = RecentWindow(writes)
+        retrier = retrier or Retrier()
         ranking = Ranking(storage.ranks, clock, settings.exact_rank_limit)
         self.retrier = retrier
-        self.submit_game = SubmitGame(
-            known, writes, storage.results, window, retrier, clock, settings
-        )
-        self.preview_game = PreviewGame(known, writes, window, clock)
-        self.award_podium = AwardPodium(known, writes, storage.results, retrier, clock, settings)
-        self.link_identity = LinkIdentity(known, writes, retrier)
-        self.get_game = ReadGame(known, storage.results, clock)
-        self.get_tournament = ReadTournament(known, storage.results)
-        self.get_player = ReadPlayer(known, writes, window, ranking, clock)
-        self.get_history = ReadHistory(
-            known, writes, storage.history, clock, settings.history_retention
-        )
-        self.get_leaderboard = ReadLeaderboard(known, writes, storage.leaderboard, ranking)
-        self.refresh_standings = RefreshStandings(known, writes, storage.ranks, clock)
+        self.ranking = ranking
+        results = storage.results
+        self.submit_game = SubmitGame(context, writes, results, retrier).run
+        self.preview_game = PreviewGame(context, writes).run
+        self.award_podium = AwardPodium(context, writes, results, retrier).run
+        self.link_identity = LinkIdentity(context, writes, retrier).run
+        stored_results = ReadResults(context, results)
+        self.get_game = stored_results.game
+        self.get_tournament = stored_results.tournament
+        self.get_player = ReadPlayer(context, writes, ranking).run
+        self.get_history = ReadHistory(context, writes, storage.history).run
+        self.get_leaderboard = ReadLeaderboard(context, writes, storage.leaderboard, ranking).run
+        self.refresh_standings = RefreshStandings(context, writes, storage.ranks).run
         # Moderation, and the background jobs it queues: a kind is a module with its step;
         # the worker runs them all.
         jobs = job_queue or NoJobQueue()
         sanctions = storage.sanctions
-        self.sanction_player = SanctionPlayer(
-            known, sanctions, writes, jobs, retrier, clock, settings
-        )
-        self.get_sanction = ReadSanction(known, sanctions)
-        self.lift_sanction = LiftSanction(known, sanctions, writes, retrier, clock)
-        self.pay_refunds = PayRefunds(
-            known, sanctions, writes, storage.jobs, retrier, clock, settings
-        )
+        self.sanction_player = SanctionPlayer(context, sanctions, writes, jobs, retrier)
+        self.get_sanction = ReadSanction(context, sanctions)
+        self.lift_sanction = LiftSanction(context, sanctions, writes, retrier)
+        self.pay_refunds = PayRefunds(context, sanctions, writes, storage.jobs, retrier)
         self.request_erasure = RequestErasure(
-            known, storage.jobs, storage.erasures, jobs, retrier, clock
+            context, storage.jobs, storage.erasures, jobs, retrier
         )
         self.get_erasure = ReadErasure(storage.jobs)
         kinds: dict[str, JobKind] = {
-            ERASURE: ErasePlayer(known, storage.erasures, clock, SanctionPseudonyms(sanctions)),
+            ERASURE: ErasePlayer(context, storage.erasures, SanctionPseudonyms(sanctions)),
             self.pay_refunds.kind: self.pay_refunds,
         }
         self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)
@@ -104,4 +92,4 @@ class RatingService:
         return self.retrier.retries
 
     def ladders(self) -> JsonObject:
-        return documents.describe_ladders(self._ladders)
+        return json_of(LadderList.of(self._ladders))

@@ -4,9 +4,8 @@ Shared by submitting a game and previewing one; nothing here reads or writes sto
 from collections.abc import Sequence
 
 from ratings.rules import Game, GameInput, Ladder, PlayerState, Rating, Ruleset, unranked_reason
-from ratings.service import documents
+from ratings.service.game_result import GameResult
 from ratings.service.player import Player
-from ratings.service.stored import JsonObject
 
 
 def why_unranked(game: GameInput, players: Sequence[Player]) -> str | None:
@@ -24,9 +23,9 @@ def evaluate(
     game: GameInput,
     states: Sequence[PlayerState],
     reason: str | None,
-) -> tuple[JsonObject, Rating | None]:
-    """The result document of a game under `ruleset`, and the rating unless `reason`
-    (why the game is unranked) is given."""
+) -> tuple[GameResult, Rating | None]:
+    """The result of a game under `ruleset`, and the rating unless `reason` (why the game is
+    unranked) is given."""
     winner = game.winner
     if winner is not None:  # the winner as resolved (an anonymous id may be an account)
         winner = states[[p.player_id for p in game.players].index(winner)].player_id
@@ -37,5 +36,5 @@ def evaluate(
         player_options=(game.players[0].options, game.players[1].options),
     )
     rating = None if reason else ruleset.rate(rules_game)
-    result = documents.game_result(ladder.ladder_id, ruleset, game, states, winner, reason, rating)
+    result = GameResult.of(ladder.ladder_id, ruleset, game, states, winner, reason, rating)
     return result, rating

@@ -3,7 +3,6 @@ starting state of a player never stored), and the recent-games window the K rule
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import NamedTuple
 
 from ratings.rules import InvalidInput, Ladder, Ruleset
 from ratings.service.errors import PlayerErasing
@@ -53,28 +52,24 @@ def refuse_erasing(players: Sequence[Player]) -> None:
         raise PlayerErasing
 
 
-class RecentWindow(NamedTuple):
-    """The ranked games of a player in a ruleset's window, counted as far as it needs."""
-
-    writes: Writes
-
-    def ranked_games(
-        self, ruleset: Ruleset, player: Player, until: datetime, *, display: bool = False
-    ) -> int:
-        """Ranked games of the player in the window before `until`; with `display`, also for
-        a ruleset that never looks (up to DISPLAY_RECENT_LIMIT, over DISPLAY_WINDOW_DAYS)."""
-        limit = ruleset.recent_games_needed
-        if limit is None:
-            if not display:
-                return 0
-            limit = DISPLAY_RECENT_LIMIT
-        if not player.stored:
-            return 0  # never stored: no games anywhere
-        window = timedelta(days=ruleset.recent_window_days or DISPLAY_WINDOW_DAYS)
-        since = until - window
-        count = self.writes.count_ranked_games(player.ladder, player.player_id, since, until, limit)
-        if player.absorbed_id is not None and count < limit:
-            count += self.writes.count_ranked_games(
-                player.ladder, player.absorbed_id, since, until, limit - count
-            )
-        return min(count, limit)
+def recent_ranked_games(
+    writes: Writes, ruleset: Ruleset, player: Player, until: datetime, *, display: bool = False
+) -> int:
+    """Ranked games of the player in the ruleset's window before `until`, counted as far as
+    the K rule needs; with `display`, also for a ruleset that never looks (up to
+    DISPLAY_RECENT_LIMIT, over DISPLAY_WINDOW_DAYS)."""
+    limit = ruleset.recent_games_needed
+    if limit is None:
+        if not display:
+            return 0
+        limit = DISPLAY_RECENT_LIMIT
+    if not player.stored:
+        return 0  # never stored: no games anywhere
+    window = timedelta(days=ruleset.recent_window_days or DISPLAY_WINDOW_DAYS)
+    since = until - window
+    count = writes.count_ranked_games(player.ladder, player.player_id, since, until, limit)
+    if player.absorbed_id is not None and count < limit:
+        count += writes.count_ranked_games(
+            player.ladder, player.absorbed_id, since, until, limit - count
+        )
+    return min(count, limit)

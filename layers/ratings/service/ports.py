@@ -368,28 +368,14 @@ class JobQueue(ABC):
 
 
 class Storage(Protocol):
-    """What a service is built over: the writes port and each read view."""
+    """What a service is built over: the writes port and each read view, and the stores of
+    sanctions, jobs and erasures."""
 
-    @property
-    def writes(self) -> Writes: ...
-
-    @property
-    def results(self) -> ResultsView: ...
-
-    @property
-    def history(self) -> HistoryView: ...
-
-    @property
-    def leaderboard(self) -> LeaderboardView: ...
-
-    @property
-    def ranks(self) -> RankView: ...
-
-    @property
-    def sanctions(self) -> SanctionStore: ...
-
-    @property
-    def jobs(self) -> JobRecords: ...
-
-    @property
-    def erasures(self) -> ErasureWrites: ...
+    writes: Writes
+    results: ResultsView
+    history: HistoryView
+    leaderboard: LeaderboardView
+    ranks: RankView
+    sanctions: "SanctionStore"
+    jobs: "JobRecords"
+    erasures: "ErasureWrites"

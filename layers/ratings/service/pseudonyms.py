@@ -1,7 +1,8 @@
 """Putting pseudonyms in place of erased ids in the documents others keep: a game's result,
-an opponent's history event, a tournament's awards. Plain functions over the documents of
-`ratings.service.documents`; each returns the document unchanged (the same object) when it
-names none of the ids, so a rewrite already made is not made again.
+an opponent's history event, a tournament's awards. Plain functions over the JSON of the
+answers `ratings.service.results` and `ratings.service.game_result` declare; each returns the
+document unchanged (the same object) when it names none of the ids, so a rewrite already made
+is not made again.
 """
 
 from collections.abc import Mapping

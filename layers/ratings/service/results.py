@@ -1,8 +1,252 @@
-"""The answers of the use cases."""
+"""Every answer of the service but a game's result (`service.game_result`), declared once as a
+typed value (see `service.declared` for the annotations): what the use cases return, what the
+HTTP API, the queues' consumers and the CLI write, and what the OpenAPI document's result
+schemas are generated from (`COMPONENTS`, `RULESET_COMPONENTS`). A use case returns an
+answer's JSON (`json_of`); a stored result is returned as it was stored.
+"""
 
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Annotated, Any, NamedTuple
 
-from ratings.service.stored import JsonObject
+from ratings.rules import Ladder
+from ratings.service.declared import (
+    ABSENT,
+    IDENTIFIER,
+    PLACE,
+    POSITIVE,
+    UNRANKED_REASON,
+    Absent,
+    Doc,
+    Json,
+    Ruled,
+    ref,
+    rulesets_of,
+)
+from ratings.service.declared import JsonObject as JsonObject
+from ratings.service.declared import json_of as json_of
+from ratings.service.game_result import GameResult
+
+#: The types of history event (as their JSON's `type` says).
+GAME_EVENT = "game"
+PODIUM_EVENT = "podium_bonus"
+
+
+# Errors -------------------------------------------------------------------------------------
+
+
+class ErrorDetail(NamedTuple):
+    code: Annotated[str, Doc("Stable, machine-readable")]
+    message: Annotated[str, Doc("The field, the fault, the rule")]
+
+
+class ErrorBody(NamedTuple):
+    """The body of every answer that is not a success."""
+
+    error: ErrorDetail
+
+
+# Ladders ------------------------------------------------------------------------------------
+
+
+class LadderDescription(NamedTuple):
+    id: Annotated[str, IDENTIFIER]
+    ruleset: Annotated[str, Ruled(lambda context: {"enum": sorted(rulesets_of(context))})]
+    version: str
+    starting_rating: int
+    podium_bonuses: list[int]
+    parameters: Annotated[Mapping[str, object], Json({"type": "object"})]
+
+
+class LadderList(NamedTuple):
+    ladders: list[LadderDescription]
+
+    @classmethod
+    def of(cls, ladders: Mapping[str, Ladder]) -> "LadderList":
+        """The ladders, their rulesets and parameters: configuration only."""
+        return cls(
+            [
+                LadderDescription(
+                    id=ladder.ladder_id,
+                    ruleset=ladder.ruleset.name,
+                    version=ladder.ruleset.version,
+                    starting_rating=ladder.starting_rating,
+                    podium_bonuses=list(ladder.podium_bonuses),
+                    parameters=dict(ladder.ruleset.parameters()),
+                )
+                for ladder in ladders.values()
+            ]
+        )
+
+
+# A player -----------------------------------------------------------------------------------
+
+
+class Standing(NamedTuple):
+    """A rank on a leaderboard of `of` players; `rank` and `of` are None before the ladder's
+    first refresh when the rank is beyond the exact limit (or, for `of`, at all)."""
+
+    rank: Annotated[int | None, POSITIVE]
+    of: Annotated[int | None, POSITIVE]
+    exact: bool
+    as_of: datetime | None
+
+
+class PlayerSummary(NamedTuple):
+    player_id: Annotated[str, IDENTIFIER]
+    ladder: Annotated[str, IDENTIFIER]
+    rating: int
+    ranked_games: int
+    recent_ranked_games: int
+    k: int
+    provisional: bool
+    sanctioned: Annotated[
+        bool,
+        Doc(
+            "Under a sanction in the ladder: off its leaderboard (no standing), no game with "
+            "them rates; the rating is kept"
+        ),
+    ]
+    standing: Standing | None
+
+
+# History ------------------------------------------------------------------------------------
+
+
+class GameEvent(NamedTuple):
+    """The history event of one player of a stored game."""
+
+    type: Annotated[str, Json({"const": "game"})]
+    game_id: Annotated[str, IDENTIFIER]
+    at: datetime
+    opponent: Annotated[str, IDENTIFIER]
+    ranked: bool
+    unranked_reason: Annotated[str | None, UNRANKED_REASON]
+    delta: int
+    rating_after: int
+    explain: Annotated[
+        Mapping[str, Any] | None,
+        Ruled(
+            lambda context: {
+                "anyOf": [
+                    {"type": "null"},
+                    *(ref(f"explain.{name}") for name in rulesets_of(context)),
+                ]
+            },
+            covers_null=True,
+        ),
+    ]
+
+    @classmethod
+    def of(cls, result: GameResult, index: int, opponent: str) -> "GameEvent":
+        outcome = result.players[index].outcome
+        assert result.game_id is not None  # only a stored game has history
+        return cls(
+            GAME_EVENT,
+            result.game_id,
+            result.played_at,
+            opponent,
+            result.ranked,
+            result.unranked_reason,
+            outcome.delta,
+            outcome.rating_after,
+            outcome.explain,
+        )
+
+
+class PodiumBonusEvent(NamedTuple):
+    """The history event of a podium bonus."""
+
+    type: Annotated[str, Json({"const": "podium_bonus"})]
+    tournament_id: Annotated[str, IDENTIFIER]
+    place: Annotated[int, PLACE]
+    at: datetime
+    delta: int
+    rating_after: int
+
+
+class History(NamedTuple):
+    player_id: Annotated[str, IDENTIFIER]
+    ladder: Annotated[str, IDENTIFIER]
+    #: The stored events, each the JSON of a GameEvent, a PodiumBonusEvent or a refund's
+    #: event (`ratings.service.sanction_documents.refund_event`).
+    events: Annotated[
+        Sequence[JsonObject],
+        Json(
+            {
+                "type": "array",
+                "items": {"oneOf": [ref("GameEvent"), ref("PodiumBonusEvent"), ref("RefundEvent")]},
+            }
+        ),
+    ]
+    next_cursor: str | None
+
+
+# The leaderboard ----------------------------------------------------------------------------
+
+
+class LeaderboardEntry(NamedTuple):
+    rank: Annotated[int | None, POSITIVE]
+    player_id: Annotated[str, IDENTIFIER]
+    rating: int
+    ranked_games: int
+
+
+class Leaderboard(NamedTuple):
+    """A page of the leaderboard; a page around a player also says whom, and how exact."""
+
+    ladder: Annotated[str, IDENTIFIER]
+    entries: list[LeaderboardEntry]
+    next_cursor: str | None
+    around: Annotated[str | Absent, IDENTIFIER] = ABSENT
+    exact: bool | Absent = ABSENT
+    as_of: datetime | Absent | None = ABSENT
+
+
+# Tournaments and links ----------------------------------------------------------------------
+
+
+class Award(NamedTuple):
+    place: Annotated[int, PLACE]
+    player_id: Annotated[str, IDENTIFIER]
+    delta: int
+    rating_after: int
+    submitted_id: Annotated[str | Absent, IDENTIFIER] = ABSENT
+
+
+class Tournament(NamedTuple):
+    tournament_id: Annotated[str, IDENTIFIER]
+    ladder: Annotated[str, IDENTIFIER]
+    status: Annotated[str, Json({"const": "awarded"})]
+    public: bool
+    finished_at: datetime
+    awards: list[Award]
+
+
+class LadderKept(NamedTuple):
+    ladder: Annotated[str, IDENTIFIER]
+    kept: Annotated[str, Json({"enum": ["anonymous", "account"]})]
+
+
+class LinkResult(NamedTuple):
+    anonymous_id: Annotated[str, IDENTIFIER]
+    account_id: Annotated[str, IDENTIFIER]
+    ladders: list[LadderKept]
+
+
+# Summaries of the scheduled functions (logged and returned, not in the HTTP API) ----------
+
+
+class StandingsRefreshed(NamedTuple):
+    ladder: str
+    players: int
+    ratings: int
+    entries_read: int
+    refreshed_at: datetime
+    stored: bool
+
+
+# The answer to a write ------------------------------------------------------------------------
 
 
 class Submitted(NamedTuple):
@@ -10,3 +254,32 @@ class Submitted(NamedTuple):
 
     result: JsonObject
     created: bool
+
+
+#: The answers of the HTTP API, by their name in the OpenAPI document.
+COMPONENTS: Mapping[str, type] = {
+    "ErrorBody": ErrorBody,
+    "Ladders": LadderList,
+    "PlayerSummary": PlayerSummary,
+    "Standing": Standing,
+    "GameEvent": GameEvent,
+    "PodiumBonusEvent": PodiumBonusEvent,
+    "History": History,
+    "Leaderboard": Leaderboard,
+    "Tournament": Tournament,
+    "LinkResult": LinkResult,
+}
+#: What the document says of an answer as a whole, where it says anything.
+DESCRIPTIONS: Mapping[type, str] = {
+    Standing: (
+        "Where the player stands on the leaderboard: exact up to the deployment's exact-rank "
+        "limit, else estimated from the rating histogram of the last refresh (as_of); rank and "
+        "of are null before a ladder's first refresh"
+    ),
+}
+#: Answers declared per ruleset: (name prefix, answer, title suffix, preview). A game's result
+#: under any ruleset is "GameResult".
+RULESET_COMPONENTS = (
+    ("result", GameResult, "game result", False),
+    ("preview_result", GameResult, "preview result", True),
+)

@@ -11,17 +11,15 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ratings.rules import InvalidInput
-from ratings.rules.standings import RatingHistogram
+from ratings.rules.ranking import RatingHistogram
 from ratings.service.player import Player
-
-JsonObject = dict[str, Any]
-
-#: The kinds of history event.
-GAME_EVENT = "game"
-PODIUM_EVENT = "podium_bonus"
+from ratings.service.results import GAME_EVENT as GAME_EVENT
+from ratings.service.results import PODIUM_EVENT as PODIUM_EVENT
+from ratings.service.results import GameEvent, PodiumBonusEvent, json_of
+from ratings.service.results import JsonObject as JsonObject
 
 
 class PlayerEvent(NamedTuple):
@@ -35,64 +33,47 @@ class PlayerEvent(NamedTuple):
     ladder: str
     player_id: str
     at: datetime
-    kind: str  # GAME_EVENT | PODIUM_EVENT
+    event_type: str  # results.GAME_EVENT | results.PODIUM_EVENT
     ref_id: str  # game id or tournament id
     ranked: bool
     body: JsonObject
     expires_at: datetime
 
     @classmethod
-    def of_game(
+    def of(
         cls,
         player: Player,
-        *,
-        game_id: str,
-        played_at: datetime,
-        ranked: bool,
-        body: JsonObject,
+        event: GameEvent | PodiumBonusEvent,
         kept_for: timedelta,
         kept_until: datetime | None = None,
     ) -> "PlayerEvent":
-        """A game's event, kept `kept_for` after the game, and at least until `kept_until`
-        (its game record's expiry: while the record names the player, so does an event of
-        theirs, where an erasure finds it)."""
-        expires_at = played_at + kept_for
+        """`event` in `player`'s history, kept `kept_for` after it happened, and at least until
+        `kept_until` (a game's record's expiry: while the record names the player, so does an
+        event of theirs, where an erasure finds it)."""
+        if isinstance(event, GameEvent):
+            ref_id, ranked = event.game_id, event.ranked
+        else:
+            ref_id, ranked = event.tournament_id, False
+        expires_at = event.at + kept_for
         if kept_until is not None:
             expires_at = max(expires_at, kept_until)
         return cls(
             ladder=player.ladder,
             player_id=player.player_id,
-            at=played_at,
-            kind=GAME_EVENT,
-            ref_id=game_id,
+            at=event.at,
+            event_type=event.type,
+            ref_id=ref_id,
             ranked=ranked,
-            body=body,
+            body=json_of(event),
             expires_at=expires_at,
         )
 
-    @classmethod
-    def of_podium(
-        cls,
-        player: Player,
-        *,
-        tournament_id: str,
-        finished_at: datetime,
-        body: JsonObject,
-        kept_for: timedelta,
-    ) -> "PlayerEvent":
-        return cls(
-            ladder=player.ladder,
-            player_id=player.player_id,
-            at=finished_at,
-            kind=PODIUM_EVENT,
-            ref_id=tournament_id,
-            ranked=False,
-            body=body,
-            expires_at=finished_at + kept_for,
-        )
 
+#: The players' states a commit stores (each one version on), and the events it adds.
+Players = Sequence[Player]
+Events = Sequence[PlayerEvent]
 
-#: Where a history page stopped: the (at, kind, ref_id) of the last event read.
+#: Where a history page stopped: the (at, event_type, ref_id) of the last event read.
 EventPosition = tuple[datetime, str, str]
 
 

@@ -1,34 +1,34 @@
 """The in-memory fake of the storage ports, for fast service tests.
 
-`InMemoryStorage` holds the tables and one fake of each port over them (`writes`, `results`,
-`history`, `leaderboard`, `ranks`, `jobs`; `erasures` in `memory_erasures`). It keeps the
+`InMemoryStorage` holds the tables and one fake of each port over them (`writes`, `jobs`; the
+read views in `memory_views`; `sanctions` and `erasures` in `memory_sanctions` and
+`memory_erasures`). It keeps the
 ports' promises the way DynamoDB does: each commit checks every condition before changing
 anything, versions move by one per write, and expired records stay until something deletes
 them (reads must not rely on expiry).
 """
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from ratings.rules.standings import board_order
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import (
+    ErasureWrites,
     HistoryView,
     JobRecords,
     LeaderboardView,
     RankView,
     ResultsView,
+    SanctionStore,
     Writes,
 )
+from ratings.service.results import GAME_EVENT
 from ratings.service.stored import (
     ERASURE,
-    GAME_EVENT,
-    EventPosition,
     GameReads,
-    HistoryPage,
     Job,
     LeaderboardRow,
     Link,
@@ -42,6 +42,13 @@ from ratings.service.stored import (
 )
 from ratings.storage.memory_erasures import InMemoryErasures
 from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
+from ratings.storage.memory_views import (
+    InMemoryHistory,
+    InMemoryLeaderboard,
+    InMemoryRanks,
+    InMemoryResults,
+    leaderboard_order,
+)
 
 _Stored = TypeVar("_Stored", StoredGame, StoredTournament)
 
@@ -65,15 +72,17 @@ class InMemoryStorage:
         #: to slip a concurrent write between a use case's reads and its commit.
         self.before_commit: Callable[[], None] | None = None
         self.lock = threading.RLock()
-        self.writes = InMemoryWrites(self)
-        self.results = InMemoryResults(self)
-        self.history = InMemoryHistory(self)
-        self.leaderboard = InMemoryLeaderboard(self)
-        self.ranks = InMemoryRanks(self)
+        #: The writes port as the fake's other stores use it (its checked commit).
+        self.fake_writes = InMemoryWrites(self)
+        self.writes: Writes = self.fake_writes
+        self.results: ResultsView = InMemoryResults(self)
+        self.history: HistoryView = InMemoryHistory(self)
+        self.leaderboard: LeaderboardView = InMemoryLeaderboard(self)
+        self.ranks: RankView = InMemoryRanks(self)
         self.sanction_tables = SanctionTables()
-        self.sanctions = InMemorySanctions(self)
-        self.jobs = InMemoryJobs(self)
-        self.erasures = InMemoryErasures(self)
+        self.sanctions: SanctionStore = InMemorySanctions(self)
+        self.jobs: JobRecords = InMemoryJobs(self)
+        self.erasures: ErasureWrites = InMemoryErasures(self)
 
     def board(self, ladder: str) -> list[LeaderboardRow]:
         """The ladder's leaderboard, in order."""
@@ -83,7 +92,7 @@ class InMemoryStorage:
                 for (state_ladder, _pid), player in self.states.items()
                 if state_ladder == ladder and player.on_the_board
             ]
-        rows.sort(key=_order)
+        rows.sort(key=leaderboard_order)
         return rows
 
     def expire(self, now: datetime) -> None:
@@ -95,6 +104,9 @@ class InMemoryStorage:
 
 
 class InMemoryWrites(Writes):
+    """The writes port over the fake's tables: every commit checks all of its
+    conditions under the lock before it changes anything."""
+
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
 
@@ -154,7 +166,7 @@ class InMemoryWrites(Writes):
             count = sum(
                 1
                 for event in events
-                if event.kind == GAME_EVENT and event.ranked and since <= event.at < until
+                if event.event_type == GAME_EVENT and event.ranked and since <= event.at < until
             )
             return min(count, limit)
 
@@ -273,84 +285,6 @@ class InMemoryWrites(Writes):
             tables.commits += 1
 
 
-class InMemoryResults(ResultsView):
-    def __init__(self, tables: InMemoryStorage) -> None:
-        self._tables = tables
-
-    def get_game(self, ladder: str, game_id: str) -> StoredGame | None:
-        return self._tables.games.get((ladder, game_id))
-
-    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None:
-        return self._tables.tournaments.get((ladder, tournament_id))
-
-    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
-        with self._tables.lock:
-            games = [
-                game
-                for (game_ladder, _id), game in self._tables.games.items()
-                if game_ladder == ladder
-            ]
-        yield from games
-
-
-class InMemoryHistory(HistoryView):
-    def __init__(self, tables: InMemoryStorage) -> None:
-        self._tables = tables
-
-    def history(
-        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
-    ) -> HistoryPage:
-        with self._tables.lock:
-            events = sorted(
-                self._tables.events.get((ladder, player_id), []), key=_event_key, reverse=True
-            )
-        if after is not None:
-            events = [event for event in events if _event_key(event) < after]
-        return HistoryPage(events[:limit], more=len(events) > limit)
-
-
-class InMemoryLeaderboard(LeaderboardView):
-    def __init__(self, tables: InMemoryStorage) -> None:
-        self._tables = tables
-
-    def leaderboard(
-        self, ladder: str, limit: int, after: tuple[int, str] | None
-    ) -> Sequence[LeaderboardRow]:
-        rows = self._tables.board(ladder)
-        if after is not None:
-            rows = [row for row in rows if _order(row) > board_order(*after)]
-        return rows[:limit]
-
-    def leaderboard_before(
-        self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> Sequence[LeaderboardRow]:
-        rows = [row for row in self._tables.board(ladder) if _order(row) < board_order(*before)]
-        return rows[-limit:] if limit > 0 else []
-
-
-class InMemoryRanks(RankView):
-    def __init__(self, tables: InMemoryStorage) -> None:
-        self._tables = tables
-
-    def count_ahead(self, ladder: str, rating: int, player_id: str, limit: int) -> int | None:
-        at_or_above = [row for row in self._tables.board(ladder) if row.rating >= rating]
-        ahead = sum(
-            1
-            for row in at_or_above
-            if row.player_id != player_id and (row.rating > rating or row.player_id < player_id)
-        )
-        if ahead >= limit or len(at_or_above) > 2 * limit + 2:
-            return None
-        return ahead
-
-    def read_standings(self, ladder: str) -> Standings | None:
-        return self._tables.standings.get(ladder)
-
-    def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
-        for row in self._tables.board(ladder):
-            yield row.player_id, row.rating
-
-
 class InMemoryJobs(JobRecords):
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
@@ -386,11 +320,3 @@ def _put_new(
         table[(ladder, key)] = stored
 
     return apply
-
-
-def _order(row: LeaderboardRow) -> tuple[int, str]:
-    return board_order(row.rating, row.player_id)
-
-
-def _event_key(event: PlayerEvent) -> EventPosition:
-    return (event.at, event.kind, event.ref_id)

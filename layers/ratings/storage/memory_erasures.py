@@ -86,7 +86,7 @@ class InMemoryErasures(ErasureWrites):
         with tables.lock:
             events = sorted(
                 tables.events.get((ladder, player_id), []),
-                key=lambda event: (event.at, event.kind, event.ref_id),
+                key=lambda event: (event.at, event.event_type, event.ref_id),
             )
             items = [
                 PlayerItem(
@@ -99,7 +99,9 @@ class InMemoryErasures(ErasureWrites):
                 for sid in sorted(tables.sanction_tables.pointers.get((ladder, player_id), ()))
             ]
             items += [
-                PlayerItem(ladder, player_id, event.kind, event.ref_id, _event_key(event), event)
+                PlayerItem(
+                    ladder, player_id, event.event_type, event.ref_id, _event_key(event), event
+                )
                 for event in events
             ]
             return items[:limit]
@@ -129,7 +131,7 @@ class InMemoryErasures(ErasureWrites):
                     if (event.at, event.ref_id) == (
                         key.at,
                         key.game_id,
-                    ) and event.kind == GAME_EVENT:
+                    ) and event.event_type == GAME_EVENT:
                         found[key] = event
             return References(games, tournaments, found)
 
@@ -201,4 +203,4 @@ class InMemoryErasures(ErasureWrites):
 
 
 def _event_key(event: PlayerEvent) -> str:
-    return f"event:{event.at.isoformat()}#{event.kind}#{event.ref_id}"
+    return f"event:{event.at.isoformat()}#{event.event_type}#{event.ref_id}"

@@ -85,7 +85,7 @@ class InMemorySanctions(SanctionStore):
             (
                 GameAgainst(event.ref_id, event.at)
                 for event in events
-                if event.kind == GAME_EVENT and event.ranked and event.at in window
+                if event.event_type == GAME_EVENT and event.ranked and event.at in window
             ),
             key=lambda game: (game.played_at, game.game_id),
         )
@@ -130,7 +130,7 @@ class InMemorySanctions(SanctionStore):
 
             return apply
 
-        self._tables.writes.commit_checked([player], [], create)
+        self._tables.fake_writes.commit_checked([player], [], create)
 
     def commit_lift(self, sanction: Sanction, players: Sequence[Player]) -> None:
         key = (sanction.ladder, sanction.sanction_id)
@@ -143,13 +143,13 @@ class InMemorySanctions(SanctionStore):
                 raise AlreadyStored(sanction.sanction_id)
             return lambda: lifts.__setitem__(key, lifted_at)
 
-        self._tables.writes.commit_checked(players, [], lift)
+        self._tables.fake_writes.commit_checked(players, [], lift)
 
     def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
-        self._tables.writes.commit_checked([victim], [event], self._deciding(decision))
+        self._tables.fake_writes.commit_checked([victim], [event], self._deciding(decision))
 
     def record_withheld(self, decision: RefundDecision) -> None:
-        self._tables.writes.commit_checked([], [], self._deciding(decision))
+        self._tables.fake_writes.commit_checked([], [], self._deciding(decision))
 
     def read_named(
         self,

@@ -1,115 +1,107 @@
 """Award a podium: pay a public tournament's podium bonuses once per tournament id."""
 
+from typing import NamedTuple
+
 from ratings.rules import InvalidInput, Ladder
-from ratings.service import documents
-from ratings.service.errors import AlreadyStored, TournamentConflict, WriteConflict
-from ratings.service.inputs import PodiumInput, parse_podium
-from ratings.service.ladders import Ladders
+from ratings.service.context import Context
+from ratings.service.declared import ABSENT
+from ratings.service.errors import TournamentConflict
+from ratings.service.once import answer_again, commit_once
 from ratings.service.player import Player
 from ratings.service.player_reads import players_of, refuse_erasing
 from ratings.service.ports import ResultsView, Writes
-from ratings.service.results import Submitted
+from ratings.service.requests import PodiumInput, parse_podium
+from ratings.service.results import (
+    PODIUM_EVENT,
+    Award,
+    PodiumBonusEvent,
+    Submitted,
+    Tournament,
+    json_of,
+)
 from ratings.service.retries import Retrier
-from ratings.service.settings import Clock, Settings
-from ratings.service.stored import JsonObject, PlayerEvent, StoredTournament
-from ratings.timestamps import format_utc_millis
+from ratings.service.stored import PlayerEvent, StoredTournament
 
 
-class AwardPodium:
-    def __init__(
-        self,
-        ladders: Ladders,
-        writes: Writes,
-        results: ResultsView,
-        retrier: Retrier,
-        clock: Clock,
-        settings: Settings,
-    ) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.results = results
-        self.retrier = retrier
-        self.clock = clock
-        self.settings = settings
+class AwardPodium(NamedTuple):
+    """Pays a podium's bonuses: reads and commits through `writes`, answers a repeat
+    from `results`, redoes a contended attempt through `retrier`."""
 
-    def __call__(self, body: object) -> Submitted:
+    context: Context
+    writes: Writes
+    results: ResultsView
+    retrier: Retrier
+
+    def run(self, body: object) -> Submitted:
         """Pay a tournament's podium bonuses once per tournament id (public ones only)."""
-        podium = parse_podium(body, self.clock())
-        ladder = self.ladders.get(podium.ladder)
+        podium = parse_podium(body, self.context.now())
+        ladder = self.context.ladder(podium.ladder)
         return self.retrier.run("podium", lambda: self._attempt(ladder, podium))
 
     def _attempt(self, ladder: Ladder, podium: PodiumInput) -> Submitted:
         ids = [player_id for _place, player_id in podium.podium]
         reads = self.writes.read_for_podium(ladder.ladder_id, podium.tournament_id, ids)
+        conflict = TournamentConflict(
+            f"tournament_id {podium.tournament_id!r} was already awarded with another podium"
+        )
         if reads.tournament is not None:
-            return _replay(reads.tournament, podium)
+            return answer_again(reads.tournament, podium.fingerprint, conflict)
         resolved = [reads.links.get(player_id, player_id) for player_id in ids]
         if len(set(resolved)) != len(resolved):
             raise InvalidInput("podium", "podium players must be different people (after linking)")
         players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
         refuse_erasing(players)
-        awards: list[JsonObject] = []
+        awards: list[Award] = []
         awarded: list[Player] = []
         unpaid: list[Player] = []
         events: list[PlayerEvent] = []
-        at = format_utc_millis(podium.finished_at)
         for (place, submitted_id), player in zip(podium.podium, players, strict=True):
             bonus = ladder.podium_bonus(place) if podium.public else 0
-            award: JsonObject = {
-                "place": place,
-                "player_id": player.player_id,
-                "delta": bonus,
-                "rating_after": player.rating + bonus,
-            }
-            if submitted_id != player.player_id:
-                award["submitted_id"] = submitted_id
-            awards.append(award)
+            after = player.awarded(bonus)
+            awards.append(
+                Award(
+                    place=place,
+                    player_id=player.player_id,
+                    delta=bonus,
+                    rating_after=after.rating,
+                    submitted_id=submitted_id if submitted_id != player.player_id else ABSENT,
+                )
+            )
             if bonus == 0:
                 unpaid.append(player)
                 continue
-            after = player.awarded(bonus)
             awarded.append(after)
-            events.append(
-                PlayerEvent.of_podium(
-                    player,
-                    tournament_id=podium.tournament_id,
-                    finished_at=podium.finished_at,
-                    body=documents.podium_event(
-                        podium.tournament_id, place, at, bonus, after.rating
-                    ),
-                    kept_for=self.settings.history_retention,
-                )
+            bonus_event = PodiumBonusEvent(
+                type=PODIUM_EVENT,
+                tournament_id=podium.tournament_id,
+                place=place,
+                at=podium.finished_at,
+                delta=bonus,
+                rating_after=after.rating,
             )
-        result: JsonObject = {
-            "tournament_id": podium.tournament_id,
-            "ladder": ladder.ladder_id,
-            "status": "awarded",
-            "public": podium.public,
-            "finished_at": at,
-            "awards": awards,
-        }
+            events.append(
+                PlayerEvent.of(player, bonus_event, self.context.settings.history_retention)
+            )
+        result = Tournament(
+            tournament_id=podium.tournament_id,
+            ladder=ladder.ladder_id,
+            status="awarded",
+            public=podium.public,
+            finished_at=podium.finished_at,
+            awards=awards,
+        )
         tournament = StoredTournament(
             ladder=ladder.ladder_id,
             tournament_id=podium.tournament_id,
             fingerprint=podium.fingerprint,
-            result=result,
+            result=json_of(result),
         )
         # The award names every podium player, paid or not: each gets a pointer to it (an
         # erasure finds their awards by it), and the commit holds only over every state read.
         podium_ids = [player.player_id for player in players]
-        try:
-            self.writes.commit_tournament(tournament, awarded, events, unpaid, podium_ids)
-        except AlreadyStored:
-            existing = self.results.get_tournament(ladder.ladder_id, podium.tournament_id)
-            if existing is None:
-                raise WriteConflict(podium.tournament_id) from None
-            return _replay(existing, podium)
-        return Submitted(result, created=True)
-
-
-def _replay(stored: StoredTournament, podium: PodiumInput) -> Submitted:
-    if stored.fingerprint != podium.fingerprint:
-        raise TournamentConflict(
-            f"tournament_id {podium.tournament_id!r} was already awarded with another podium"
+        return commit_once(
+            tournament,
+            conflict,
+            lambda: self.writes.commit_tournament(tournament, awarded, events, unpaid, podium_ids),
+            lambda: self.results.get_tournament(tournament.ladder, tournament.tournament_id),
         )
-    return Submitted(stored.result, created=False)

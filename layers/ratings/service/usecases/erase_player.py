@@ -21,17 +21,15 @@ The phases, each made of idempotent steps:
 from collections.abc import Mapping, Sequence
 
 from ratings.service import pseudonyms
+from ratings.service.context import Context
 from ratings.service.errors import WriteConflict
 from ratings.service.jobs import JobKind
-from ratings.service.ladders import Ladders
 from ratings.service.player import Player
 from ratings.service.ports import ErasureWrites
-from ratings.service.settings import Clock
+from ratings.service.results import GAME_EVENT, PODIUM_EVENT
 from ratings.service.stored import (
     AWARD_POINTER,
     ERASURE,
-    GAME_EVENT,
-    PODIUM_EVENT,
     EventKey,
     Job,
     JsonObject,
@@ -58,14 +56,12 @@ class ErasePlayer(JobKind):
 
     def __init__(
         self,
-        ladders: Ladders,
+        context: Context,
         erasures: ErasureWrites,
-        clock: Clock,
         sanctions: SanctionPseudonyms | None = None,
     ) -> None:
-        self.ladders = ladders
+        self.context = context
         self.erasures = erasures
-        self.clock = clock
         self.sanctions = sanctions
 
     def step(self, job: Job) -> Job:
@@ -84,7 +80,7 @@ class ErasePlayer(JobKind):
 
     def _mark(self, job: Job) -> Job:
         player_id = job.details["player_id"]
-        ladders = [self.ladders.get(ladder_id) for ladder_id in self.ladders.ids()]
+        ladders = [self.context.ladder(ladder_id) for ladder_id in self.context.ladder_ids()]
         identity = self.erasures.read_identity(player_id, [ladder.ladder_id for ladder in ladders])
         if identity.linked_to is not None:
             # Refused when requested, and no link is made while an erasure is pending.
@@ -148,7 +144,7 @@ class ErasePlayer(JobKind):
         except WriteConflict:
             # Something wrote a marked state (and maybe items with it): start over.
             return job.advanced(Progress(FIRST_PHASE))
-        return job.finished(self.clock())
+        return job.finished(self.context.now())
 
 
 def _partitions(job: Job) -> list[tuple[str, str]]:

@@ -4,12 +4,11 @@ answers like lifting once."""
 
 from datetime import datetime
 
+from ratings.service.context import Context
 from ratings.service.errors import AlreadyStored, WriteConflict
-from ratings.service.ladders import Ladders
 from ratings.service.ports import SanctionStore, Writes
 from ratings.service.retries import Retrier
 from ratings.service.sanction_documents import sanction_answer
-from ratings.service.settings import Clock
 from ratings.service.stored import JsonObject
 from ratings.service.usecases.read_sanction import ReadSanction
 
@@ -17,22 +16,20 @@ from ratings.service.usecases.read_sanction import ReadSanction
 class LiftSanction:
     def __init__(
         self,
-        ladders: Ladders,
+        context: Context,
         sanctions: SanctionStore,
         writes: Writes,
         retrier: Retrier,
-        clock: Clock,
     ) -> None:
-        self.ladders = ladders
+        self.context = context
         self.sanctions = sanctions
         self.writes = writes
-        self.read = ReadSanction(ladders, sanctions)
+        self.read = ReadSanction(context, sanctions)
         self.retrier = retrier
-        self.clock = clock
 
     def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
-        ladder = self.ladders.get(ladder_id)
-        now = self.clock()
+        ladder = self.context.ladder(ladder_id)
+        now = self.context.now()
         return self.retrier.run("lift", lambda: self._attempt(ladder.ladder_id, sanction_id, now))
 
     def _attempt(self, ladder_id: str, sanction_id: str, now: datetime) -> JsonObject:

@@ -3,24 +3,27 @@ in each ladder where the account has no ranked games, and its sanction following
 ladder where it is under one (docs/rules.md)."""
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
+from ratings.service.context import Context
 from ratings.service.errors import AlreadyLinked, AlreadyStored, PlayerErasing, WriteConflict
-from ratings.service.inputs import parse_link
-from ratings.service.ladders import Ladders
 from ratings.service.player import Player
 from ratings.service.ports import Writes
-from ratings.service.results import Submitted
+from ratings.service.requests import parse_link
+from ratings.service.results import JsonObject, LadderKept, LinkResult, Submitted, json_of
 from ratings.service.retries import Retrier
-from ratings.service.stored import JsonObject, Link
+from ratings.service.stored import Link
 
 
-class LinkIdentity:
-    def __init__(self, ladders: Ladders, writes: Writes, retrier: Retrier) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.retrier = retrier
+class LinkIdentity(NamedTuple):
+    """Links an anonymous id to an account in every ladder: reads and commits through
+    `writes`, redoes a contended attempt through `retrier`."""
 
-    def __call__(self, body: object) -> JsonObject:
+    context: Context
+    writes: Writes
+    retrier: Retrier
+
+    def run(self, body: object) -> JsonObject:
         """Link an anonymous id to an account once; see rules.md for what moves."""
         anonymous_id, account_id = parse_link(body)
         link = Link(anonymous_id=anonymous_id, account_id=account_id)
@@ -28,7 +31,7 @@ class LinkIdentity:
 
     def _attempt(self, link: Link) -> Submitted:
         anonymous_id, account_id = link
-        ladder_ids = self.ladders.ids()
+        ladder_ids = self.context.ladder_ids()
         reads = self.writes.read_for_link(anonymous_id, account_id, ladder_ids)
         if reads.anonymous_linked_to == account_id:
             return self._repeated(link, reads.states)
@@ -47,9 +50,9 @@ class LinkIdentity:
                 f"anonymous_id {anonymous_id!r} is an account that absorbed an anonymous id"
             )
         moved: list[Player] = []
-        kept: list[JsonObject] = []
+        kept: list[LadderKept] = []
         for ladder_id in ladder_ids:
-            starting = self.ladders.get(ladder_id).starting_rating
+            starting = self.context.ladder(ladder_id).starting_rating
             anonymous = reads.states.get((ladder_id, anonymous_id)) or Player(
                 ladder_id, anonymous_id, starting
             )
@@ -59,28 +62,30 @@ class LinkIdentity:
             moved.append(anonymous.unlisted())
             if anonymous.stored and account.ranked_games == 0:
                 moved.append(account.absorbing(anonymous))
-                kept.append({"ladder": ladder_id, "kept": "anonymous"})
+                kept.append(LadderKept(ladder=ladder_id, kept="anonymous"))
             else:
                 sanctioned = account.linked_with(anonymous)
                 if sanctioned is not None:
                     moved.append(sanctioned)
-                kept.append({"ladder": ladder_id, "kept": "account"})
+                kept.append(LadderKept(ladder=ladder_id, kept="account"))
         try:
             self.writes.commit_link(link, moved)
         except AlreadyStored:
             # Linked meanwhile: read again, to answer a concurrent copy of this very link as
             # its retry, and any other link as the conflict it is.
             raise WriteConflict(anonymous_id) from None
-        result = {"anonymous_id": anonymous_id, "account_id": account_id, "ladders": kept}
-        return Submitted(result, created=True)
+        result = LinkResult(anonymous_id=anonymous_id, account_id=account_id, ladders=kept)
+        return Submitted(json_of(result), created=True)
 
     def _repeated(self, link: Link, states: Mapping[tuple[str, str], Player]) -> Submitted:
         """The answer of a link already made: in each ladder the account kept the anonymous
         state exactly when it absorbed it, as the first answer said."""
-        kept: list[JsonObject] = []
-        for ladder_id in self.ladders.ids():
+        kept: list[LadderKept] = []
+        for ladder_id in self.context.ladder_ids():
             account = states.get((ladder_id, link.account_id))
             absorbed = account is not None and account.absorbed_id == link.anonymous_id
-            kept.append({"ladder": ladder_id, "kept": "anonymous" if absorbed else "account"})
-        result = {"anonymous_id": link.anonymous_id, "account_id": link.account_id, "ladders": kept}
-        return Submitted(result, created=False)
+            kept.append(LadderKept(ladder=ladder_id, kept="anonymous" if absorbed else "account"))
+        result = LinkResult(
+            anonymous_id=link.anonymous_id, account_id=link.account_id, ladders=kept
+        )
+        return Submitted(json_of(result), created=False)

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 from ratings.rules import Ladder
 from ratings.rules.refunds import GAME_GONE, Victim, refund_for
+from ratings.service.context import Context
 from ratings.service.errors import AlreadyStored
 from ratings.service.jobs import JobKind
-from ratings.service.ladders import Ladders
 from ratings.service.player import Player
 from ratings.service.ports import JobRecords, SanctionStore, Writes
 from ratings.service.retries import Retrier
@@ -34,7 +34,6 @@ from ratings.service.sanction_records import (
     opponent_in,
     sanction_job_id,
 )
-from ratings.service.settings import Clock, Settings
 from ratings.service.stored import Job, PlayerEvent
 
 #: Games decided per step: one page read, one batched read, then one commit per refund.
@@ -48,29 +47,25 @@ class PayRefunds(JobKind):
 
     def __init__(
         self,
-        ladders: Ladders,
+        context: Context,
         sanctions: SanctionStore,
         writes: Writes,
         jobs: JobRecords,
         retrier: Retrier,
-        clock: Clock,
-        settings: Settings,
         games_per_step: int = GAMES_PER_STEP,
     ) -> None:
-        self.ladders = ladders
+        self.context = context
         self.sanctions = sanctions
         self.writes = writes
         self.jobs = jobs
         self.retrier = retrier
-        self.clock = clock
-        self.settings = settings
         self.games_per_step = games_per_step
 
     def step(self, job: Job) -> Job:
         """Decide the next page of the sanction's games: the job after it (done once no
         game is left). The runner saves it over the version `job` came with."""
         sanction = Sanction.of_job(job)
-        ladder = self.ladders.get(sanction.ladder)
+        ladder = self.context.ladder(sanction.ladder)
         progress = sanction.progress
         window = sanction.window
         if window is None or progress.phase >= len(sanction.played_as):
@@ -86,7 +81,7 @@ class PayRefunds(JobKind):
                 advanced = RefundProgress(progress.phase, (last.played_at, last.game_id))
             else:
                 advanced = RefundProgress(progress.phase + 1)
-        finished = self.clock() if advanced.phase >= len(sanction.played_as) else None
+        finished = self.context.now() if advanced.phase >= len(sanction.played_as) else None
         return sanction.advanced(advanced, finished_at=finished).job()
 
     def run(self, ladder_id: str, sanction_id: str) -> Sanction | None:
@@ -146,7 +141,7 @@ class _Refund:
 
     def _attempt(self) -> None:
         refunds, game = self.refunds, self.game
-        now = refunds.clock()
+        now = refunds.context.now()
         decision = RefundDecision(
             ladder=self.ladder.ladder_id,
             sanction_id=self.sanction.sanction_id,
@@ -186,11 +181,11 @@ class _Refund:
             ladder=victim.ladder,
             player_id=victim.player_id,
             at=now,
-            kind=REFUND_EVENT,
+            event_type=REFUND_EVENT,
             ref_id=game.game_id,
             ranked=False,
             body=refund_event(decision),
-            expires_at=now + refunds.settings.history_retention,
+            expires_at=now + refunds.context.settings.history_retention,
         )
         try:
             refunds.sanctions.commit_refund(decision, after, event)

@@ -1,27 +1,26 @@
 """Preview a game: what it would change, with optional overrides of the stored state and
 another published version of the ruleset; nothing is stored."""
 
+from typing import NamedTuple
+
 from ratings.rules import parse_game
+from ratings.service.context import Context
 from ratings.service.game_rating import evaluate, why_unranked
-from ratings.service.ladders import Ladders
-from ratings.service.player_reads import RecentWindow, players_of, resolve_pair
+from ratings.service.player_reads import players_of, recent_ranked_games, resolve_pair
 from ratings.service.ports import Writes
-from ratings.service.settings import Clock
-from ratings.service.stored import JsonObject
+from ratings.service.results import JsonObject, json_of
 
 
-class PreviewGame:
-    def __init__(
-        self, ladders: Ladders, writes: Writes, window: RecentWindow, clock: Clock
-    ) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.window = window
-        self.clock = clock
+class PreviewGame(NamedTuple):
+    """Rates a game as it would be rated now, over the states `writes` reads; writes
+    nothing."""
 
-    def __call__(self, ladder_id: str, body: object) -> JsonObject:
-        ladder = self.ladders.get(ladder_id)
-        now = self.clock()
+    context: Context
+    writes: Writes
+
+    def run(self, ladder_id: str, body: object) -> JsonObject:
+        ladder = self.context.ladder(ladder_id)
+        now = self.context.now()
         versions = tuple(ladder.versions)
         game = parse_game(body, ladder.ruleset, now, preview_versions=versions)
         ruleset = ladder.ruleset
@@ -36,8 +35,7 @@ class PreviewGame:
             overrides = submitted.overrides
             recent = overrides.get("recent_ranked_games")
             if recent is None:
-                recent = self.window.ranked_games(ruleset, player, game.played_at)
+                recent = recent_ranked_games(self.writes, ruleset, player, game.played_at)
             states.append(player.supposing(overrides).before_game(recent))
         result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game, players))
-        result["preview"] = True
-        return result
+        return json_of(result._replace(preview=True))

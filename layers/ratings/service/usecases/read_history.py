@@ -1,42 +1,35 @@
 """Read a player's history: their games and podium bonuses, newest first, page by page."""
 
-from datetime import timedelta
+from typing import NamedTuple
 
-from ratings.service import documents
-from ratings.service.inputs import require_id
-from ratings.service.ladders import Ladders
-from ratings.service.pages import DEFAULT_HISTORY_LIMIT, page_limit
+from ratings.service import cursors
+from ratings.service.context import Context
+from ratings.service.parameters import DEFAULT_HISTORY_LIMIT, page_limit, require_id
 from ratings.service.ports import HistoryView, Writes
-from ratings.service.settings import Clock
-from ratings.service.stored import JsonObject, PlayerEvent
+from ratings.service.results import History, JsonObject, json_of
+from ratings.service.stored import PlayerEvent
 
 
-class ReadHistory:
-    def __init__(
-        self,
-        ladders: Ladders,
-        writes: Writes,
-        history: HistoryView,
-        clock: Clock,
-        retention: timedelta,
-    ) -> None:
-        self.ladders = ladders
-        # Resolves a linked anonymous id to its account.
-        self.writes = writes
-        self.history = history
-        self.clock = clock
-        #: Events are shown this long after their time (the store may keep them longer).
-        self.retention = retention
+class ReadHistory(NamedTuple):
+    """Pages through a player's events in `history`, skipping those past their
+    retention."""
 
-    def __call__(
+    context: Context
+    #: Resolves a linked anonymous id to its account.
+    writes: Writes
+    history: HistoryView
+
+    def run(
         self, ladder_id: str, player_id: str, limit: object = None, cursor: object = None
     ) -> JsonObject:
-        ladder = self.ladders.get(ladder_id)
+        ladder = self.context.ladder(ladder_id)
         require_id(player_id, "player_id")
         page_size = page_limit(limit, DEFAULT_HISTORY_LIMIT)
         resolved = self.writes.resolve(player_id)
-        after = documents.decode_history_cursor(cursor, ladder.ladder_id, resolved)
-        shown_since = self.clock() - self.retention
+        after = cursors.decode_history_cursor(cursor, ladder.ladder_id, resolved)
+        # Events are shown for the history retention after their time (the store may keep
+        # them longer: a game's events live as long as its record).
+        shown_since = self.context.now() - self.context.settings.history_retention
         # One event more than the page, so next_cursor is given only when a next page has
         # events; events past the retention (TTL deletes late, and a game's events are kept
         # as long as its record) are skipped as if already gone.
@@ -49,16 +42,17 @@ class ReadHistory:
             if not page.more or not page.events:
                 break
             last = page.events[-1]
-            after = (last.at, last.kind, last.ref_id)
+            after = (last.at, last.event_type, last.ref_id)
         next_cursor = None
         if len(events) > page_size:
             last = events[page_size - 1]
-            next_cursor = documents.history_cursor(
-                ladder.ladder_id, resolved, last.at, last.kind, last.ref_id
+            next_cursor = cursors.history_cursor(
+                ladder.ladder_id, resolved, last.at, last.event_type, last.ref_id
             )
-        return {
-            "player_id": resolved,
-            "ladder": ladder.ladder_id,
-            "events": [event.body for event in events[:page_size]],
-            "next_cursor": next_cursor,
-        }
+        answer = History(
+            player_id=resolved,
+            ladder=ladder.ladder_id,
+            events=[event.body for event in events[:page_size]],
+            next_cursor=next_cursor,
+        )
+        return json_of(answer)

@@ -1,32 +1,33 @@
 """Read a leaderboard: a page from the top or from a cursor, or the page around a player."""
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ratings.rules import InvalidInput
-from ratings.service import documents
+from ratings.service import cursors
+from ratings.service.context import Context
 from ratings.service.errors import NotRanked
-from ratings.service.inputs import require_id
-from ratings.service.ladders import Ladders
-from ratings.service.pages import DEFAULT_LEADERBOARD_LIMIT, page_limit
+from ratings.service.parameters import DEFAULT_LEADERBOARD_LIMIT, page_limit, require_id
 from ratings.service.ports import LeaderboardView, Writes
-from ratings.service.standing import Ranking
-from ratings.service.stored import JsonObject, LeaderboardRow
+from ratings.service.ranking import Ranking
+from ratings.service.results import JsonObject, Leaderboard, LeaderboardEntry, json_of
+from ratings.service.stored import LeaderboardRow
 
 
-class ReadLeaderboard:
-    def __init__(
-        self, ladders: Ladders, writes: Writes, leaderboard: LeaderboardView, ranking: Ranking
-    ) -> None:
-        self.ladders = ladders
-        # Resolves and reads the player a page is around.
-        self.writes = writes
-        self.leaderboard = leaderboard
-        self.ranking = ranking
+class ReadLeaderboard(NamedTuple):
+    """Pages through `leaderboard`, or centres a page on a player, ranked by
+    `ranking`."""
 
-    def __call__(
+    context: Context
+    #: Resolves and reads the player a page is around.
+    writes: Writes
+    leaderboard: LeaderboardView
+    ranking: Ranking
+
+    def run(
         self, ladder_id: str, limit: object = None, cursor: object = None, around: object = None
     ) -> JsonObject:
-        ladder = self.ladders.get(ladder_id)
+        ladder = self.context.ladder(ladder_id)
         page_size = page_limit(limit, DEFAULT_LEADERBOARD_LIMIT)
         if around is not None:
             if cursor is not None:
@@ -34,26 +35,22 @@ class ReadLeaderboard:
                     "around", "around and cursor cannot be used together: around starts a page"
                 )
             return self.around(ladder.ladder_id, around, page_size)
-        rank_offset, after = documents.decode_leaderboard_cursor(cursor, ladder.ladder_id)
+        rank_offset, after = cursors.decode_leaderboard_cursor(cursor, ladder.ladder_id)
         rows = list(self.leaderboard.leaderboard(ladder.ladder_id, page_size + 1, after))
         more = len(rows) > page_size
         rows = rows[:page_size]
         entries = [
-            {
-                "rank": rank_offset + position,
-                "player_id": row.player_id,
-                "rating": row.rating,
-                "ranked_games": row.ranked_games,
-            }
-            for position, row in enumerate(rows, start=1)
+            _entry(rank_offset + position, row) for position, row in enumerate(rows, start=1)
         ]
         next_cursor = None
         if more and rows:
             last = rows[-1]
-            next_cursor = documents.leaderboard_cursor(
+            next_cursor = cursors.leaderboard_cursor(
                 ladder.ladder_id, rank_offset + len(rows), last.rating, last.player_id
             )
-        return {"ladder": ladder.ladder_id, "entries": entries, "next_cursor": next_cursor}
+        return json_of(
+            Leaderboard(ladder=ladder.ladder_id, entries=entries, next_cursor=next_cursor)
+        )
 
     def around(self, ladder_id: str, around: object, limit: int) -> JsonObject:
         """`limit` consecutive entries of the leaderboard, the player as near the middle as
@@ -85,28 +82,30 @@ class ReadLeaderboard:
         rank = self.ranking.rank(ladder_id, player.rating, player.player_id)
         first = None if rank.rank is None else max(rank.rank - above_taken, 1)
         entries = [
-            {
-                "rank": None if first is None else first + offset,
-                "player_id": row.player_id,
-                "rating": row.rating,
-                "ranked_games": row.ranked_games,
-            }
+            _entry(None if first is None else first + offset, row)
             for offset, row in enumerate(window)
         ]
         next_cursor = None
         if rank.exact and first is not None and len(below) > below_taken:
             last = window[-1]
-            next_cursor = documents.leaderboard_cursor(
+            next_cursor = cursors.leaderboard_cursor(
                 ladder_id, first + len(window) - 1, last.rating, last.player_id
             )
-        return {
-            "ladder": ladder_id,
-            "around": player_id,
-            "exact": rank.exact,
-            "as_of": rank.document()["as_of"],
-            "entries": entries,
-            "next_cursor": next_cursor,
-        }
+        page = Leaderboard(
+            ladder=ladder_id,
+            entries=entries,
+            next_cursor=next_cursor,
+            around=player_id,
+            exact=rank.exact,
+            as_of=rank.as_of,
+        )
+        return json_of(page)
+
+
+def _entry(rank: int | None, row: LeaderboardRow) -> LeaderboardEntry:
+    return LeaderboardEntry(
+        rank=rank, player_id=row.player_id, rating=row.rating, ranked_games=row.ranked_games
+    )
 
 
 def _others(rows: Sequence[LeaderboardRow], player_id: str) -> list[LeaderboardRow]:

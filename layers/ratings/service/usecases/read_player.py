@@ -2,52 +2,51 @@
 and provisional status of their next game, and where they stand."""
 
 from datetime import timedelta
+from typing import NamedTuple
 
-from ratings.service.inputs import require_id
-from ratings.service.ladders import Ladders
+from ratings.service.context import Context
+from ratings.service.parameters import require_id
 from ratings.service.player import Player
-from ratings.service.player_reads import RecentWindow, players_of
+from ratings.service.player_reads import players_of, recent_ranked_games
 from ratings.service.ports import Writes
-from ratings.service.settings import Clock
-from ratings.service.standing import Ranking
-from ratings.service.stored import JsonObject
+from ratings.service.ranking import Ranking
+from ratings.service.results import JsonObject, PlayerSummary, Standing, json_of
 
 
-class ReadPlayer:
-    def __init__(
-        self, ladders: Ladders, writes: Writes, window: RecentWindow, ranking: Ranking, clock: Clock
-    ) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.window = window
-        self.ranking = ranking
-        self.clock = clock
+class ReadPlayer(NamedTuple):
+    """Reads a player's state and window through `writes` (as a game now would see
+    them) and ranks them through `ranking`."""
 
-    def __call__(self, ladder_id: str, player_id: str) -> JsonObject:
-        ladder = self.ladders.get(ladder_id)
+    context: Context
+    writes: Writes
+    ranking: Ranking
+
+    def run(self, ladder_id: str, player_id: str) -> JsonObject:
+        ladder = self.context.ladder(ladder_id)
         require_id(player_id, "player_id")
         reads = self.writes.read_for_game(ladder.ladder_id, None, [player_id])
         resolved = reads.links.get(player_id, player_id)
         (player,) = players_of(self.writes, ladder, [resolved], reads.links, reads.states)
         # The window of a game played now, games stored at this very millisecond included.
-        until = self.clock() + timedelta(milliseconds=1)
-        recent = self.window.ranked_games(ladder.ruleset, player, until, display=True)
+        until = self.context.now() + timedelta(milliseconds=1)
+        recent = recent_ranked_games(self.writes, ladder.ruleset, player, until, display=True)
         state = player.before_game(recent)
-        return {
-            "player_id": player.player_id,
-            "ladder": ladder.ladder_id,
-            "rating": player.rating,
-            "ranked_games": player.ranked_games,
-            "recent_ranked_games": recent,
-            "k": ladder.ruleset.k_for(state),
-            "provisional": ladder.ruleset.provisional(state),
-            "sanctioned": player.sanctioned,
-            "standing": self.standing(player),
-        }
+        summary = PlayerSummary(
+            player_id=player.player_id,
+            ladder=ladder.ladder_id,
+            rating=player.rating,
+            ranked_games=player.ranked_games,
+            recent_ranked_games=recent,
+            k=ladder.ruleset.k_for(state),
+            provisional=ladder.ruleset.provisional(state),
+            sanctioned=player.sanctioned,
+            standing=self.standing(player),
+        )
+        return json_of(summary)
 
-    def standing(self, player: Player) -> JsonObject | None:
+    def standing(self, player: Player) -> Standing | None:
         """The player's standing (`player` resolved and read), None when not on the board
         (no ranked game, or under a sanction)."""
         if not player.on_the_board:
             return None
-        return self.ranking.rank(player.ladder, player.rating, player.player_id).document()
+        return self.ranking.rank(player.ladder, player.rating, player.player_id)

@@ -1,8 +1,8 @@
 """Read a sanction: where it stands and every refund decided so far."""
 
+from ratings.service.context import Context
 from ratings.service.errors import NotFound
-from ratings.service.inputs import require_id
-from ratings.service.ladders import Ladders
+from ratings.service.parameters import require_id
 from ratings.service.ports import SanctionStore
 from ratings.service.sanction_documents import sanction_answer
 from ratings.service.sanction_records import Sanction, SanctionView
@@ -10,12 +10,12 @@ from ratings.service.stored import JsonObject
 
 
 class ReadSanction:
-    def __init__(self, ladders: Ladders, sanctions: SanctionStore) -> None:
-        self.ladders = ladders
+    def __init__(self, context: Context, sanctions: SanctionStore) -> None:
+        self.context = context
         self.sanctions = sanctions
 
     def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
-        ladder = self.ladders.get(ladder_id)
+        ladder = self.context.ladder(ladder_id)
         sanction, view = self.stored(ladder.ladder_id, sanction_id)
         return sanction_answer(sanction, view.decisions)
 

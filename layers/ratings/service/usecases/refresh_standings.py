@@ -1,28 +1,30 @@
 """Refresh a ladder's standings: count its leaderboard into a rating histogram and store it
 (what ranks beyond the exact limit are estimated from). It writes the histogram only."""
 
-from ratings.rules.standings import RatingHistogram
-from ratings.service.ladders import Ladders
+from typing import NamedTuple
+
+from ratings.rules.ranking import RatingHistogram
+from ratings.service.context import Context
 from ratings.service.ports import RankView, Writes
-from ratings.service.settings import Clock
-from ratings.service.stored import JsonObject, Standings
-from ratings.timestamps import format_utc_millis
+from ratings.service.results import JsonObject, StandingsRefreshed, json_of
+from ratings.service.stored import Standings
 
 
-class RefreshStandings:
-    def __init__(self, ladders: Ladders, writes: Writes, ranks: RankView, clock: Clock) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.ranks = ranks
-        self.clock = clock
+class RefreshStandings(NamedTuple):
+    """Counts the leaderboard entries `ranks` lists into a histogram and stores it
+    through `writes`."""
 
-    def __call__(self, ladder_id: str) -> JsonObject:
+    context: Context
+    writes: Writes
+    ranks: RankView
+
+    def run(self, ladder_id: str) -> JsonObject:
         """The index is read while games are rated: a player whose rating moves during the
         read may come twice; the first entry read counts, so nobody is counted twice. The next
         refresh reads afresh, so whatever moved during this one is counted there, once.
         """
-        ladder = self.ladders.get(ladder_id)
-        started = self.clock()
+        ladder = self.context.ladder(ladder_id)
+        started = self.context.now()
         seen: set[str] = set()
         ratings: list[int] = []
         entries = 0
@@ -33,11 +35,12 @@ class RefreshStandings:
                 ratings.append(rating)
         histogram = RatingHistogram.of(ratings)
         stored = self.writes.put_standings(Standings(ladder.ladder_id, histogram, started))
-        return {
-            "ladder": ladder.ladder_id,
-            "players": histogram.players,
-            "ratings": len(histogram.counts),
-            "entries_read": entries,
-            "refreshed_at": format_utc_millis(started),
-            "stored": stored,
-        }
+        summary = StandingsRefreshed(
+            ladder=ladder.ladder_id,
+            players=histogram.players,
+            ratings=len(histogram.counts),
+            entries_read=entries,
+            refreshed_at=started,
+            stored=stored,
+        )
+        return json_of(summary)

@@ -10,6 +10,7 @@ under it again since (a fresh start), is erased again.
 
 import secrets
 
+from ratings.service.context import Context
 from ratings.service.errors import (
     AlreadyLinked,
     AlreadyStored,
@@ -17,11 +18,9 @@ from ratings.service.errors import (
     RetryLater,
     WriteConflict,
 )
-from ratings.service.inputs import require_id
-from ratings.service.ladders import Ladders
+from ratings.service.parameters import require_id
 from ratings.service.ports import ErasureWrites, JobQueue, JobRecords
 from ratings.service.retries import Retrier
-from ratings.service.settings import Clock
 from ratings.service.stored import (
     DONE,
     ERASURE,
@@ -58,19 +57,17 @@ def erasure_document(player_id: str, job: Job) -> JsonObject:
 class RequestErasure:
     def __init__(
         self,
-        ladders: Ladders,
+        context: Context,
         jobs: JobRecords,
         erasures: ErasureWrites,
         queue: JobQueue,
         retrier: Retrier,
-        clock: Clock,
     ) -> None:
-        self.ladders = ladders
+        self.context = context
         self.jobs = jobs
         self.erasures = erasures
         self.queue = queue
         self.retrier = retrier
-        self.clock = clock
 
     def __call__(self, player_id: str) -> JsonObject:
         require_id(player_id, "player_id")
@@ -84,8 +81,8 @@ class RequestErasure:
         existing = self.jobs.get_job(ERASURE, job_id)
         if existing is not None and existing.pending:
             return existing
-        now = self.clock()
-        if not self.erasures.holds_player(player_id, self.ladders.ids()):
+        now = self.context.now()
+        if not self.erasures.holds_player(player_id, self.context.ladder_ids()):
             if existing is not None:
                 return existing  # done, and nothing stored since
             job = Job(ERASURE, job_id, DONE, now, Progress(DONE), {}, 1, completed_at=now)

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from ratings.rules import Ladder
 from ratings.rules.refunds import refund_window
+from ratings.service.context import Context
 from ratings.service.errors import (
     AlreadySanctioned,
     AlreadyStored,
@@ -18,42 +19,36 @@ from ratings.service.errors import (
     SanctionConflict,
     WriteConflict,
 )
-from ratings.service.inputs import SanctionInput, parse_sanction
-from ratings.service.ladders import Ladders
 from ratings.service.player_reads import players_of, refuse_erasing
 from ratings.service.ports import JobQueue, SanctionStore, Writes
+from ratings.service.requests import SanctionInput, parse_sanction
 from ratings.service.results import Submitted
 from ratings.service.retries import Retrier
 from ratings.service.sanction_documents import sanction_answer
 from ratings.service.sanction_records import Sanction
-from ratings.service.settings import Clock, Settings
 
 
 class SanctionPlayer:
     def __init__(
         self,
-        ladders: Ladders,
+        context: Context,
         sanctions: SanctionStore,
         writes: Writes,
         queue: JobQueue,
         retrier: Retrier,
-        clock: Clock,
-        settings: Settings,
     ) -> None:
-        self.ladders = ladders
+        self.context = context
         self.sanctions = sanctions
         # Reads the state of an account reached through a link.
         self.writes = writes
         self.queue = queue
         self.retrier = retrier
-        self.clock = clock
-        self.settings = settings
 
     def __call__(self, ladder_id: str, body: object) -> Submitted:
         """Make the sanction once; the same sanction again answers its current status."""
-        ladder = self.ladders.get(ladder_id)
-        sent = parse_sanction(body, self.settings.history_retention.days)
-        now = self.clock()
+        ladder = self.context.ladder(ladder_id)
+        sent = parse_sanction(body, self.context.settings.history_retention.days)
+        now = self.context.now()
         sanction, answer = self.retrier.run("sanction", lambda: self._attempt(ladder, sent, now))
         if not sanction.done:
             try:

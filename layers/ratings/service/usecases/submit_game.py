@@ -8,44 +8,39 @@ body to the ruleset and into the result as they are.
 """
 
 from datetime import datetime
+from typing import NamedTuple
 
 from ratings.rules import GameInput, Ladder, parse_game
 from ratings.rules.submission import check_age
-from ratings.service import documents
-from ratings.service.errors import AlreadyStored, GameConflict, WriteConflict
+from ratings.service.context import Context
+from ratings.service.errors import GameConflict
 from ratings.service.game_rating import evaluate, why_unranked
-from ratings.service.ladders import Ladders
-from ratings.service.player_reads import RecentWindow, players_of, refuse_erasing, resolve_pair
+from ratings.service.once import answer_again, commit_once
+from ratings.service.player_reads import (
+    players_of,
+    recent_ranked_games,
+    refuse_erasing,
+    resolve_pair,
+)
 from ratings.service.ports import ResultsView, Writes
-from ratings.service.results import Submitted
+from ratings.service.results import GameEvent, Submitted, json_of
 from ratings.service.retries import Retrier
-from ratings.service.settings import Clock, Settings
 from ratings.service.stored import PlayerEvent, StoredGame
 
 
-class SubmitGame:
-    def __init__(
-        self,
-        ladders: Ladders,
-        writes: Writes,
-        results: ResultsView,
-        window: RecentWindow,
-        retrier: Retrier,
-        clock: Clock,
-        settings: Settings,
-    ) -> None:
-        self.ladders = ladders
-        self.writes = writes
-        self.results = results
-        self.window = window
-        self.retrier = retrier
-        self.clock = clock
-        self.settings = settings
+class SubmitGame(NamedTuple):
+    """Rates a game once: reads and commits through `writes`, answers a repeat from
+    `results`, redoes a contended attempt through `retrier`."""
 
-    def __call__(self, ladder_id: str, body: object) -> Submitted:
+    context: Context
+    writes: Writes
+    results: ResultsView
+    retrier: Retrier
+
+    def run(self, ladder_id: str, body: object) -> Submitted:
         """Rate a game once. A retry with the same content returns the stored result."""
-        ladder = self.ladders.get(ladder_id)
-        now = self.clock()
+        ladder = self.context.ladder(ladder_id)
+        now = self.context.now()
         game = parse_game(body, ladder.ruleset, now, enforce_age=False)
         return self.retrier.run("game", lambda: self._attempt(ladder, game, now))
 
@@ -54,8 +49,12 @@ class SubmitGame:
         ids = [player.player_id for player in game.players]
         reads = self.writes.read_for_game(ladder.ladder_id, game.game_id, ids)
         # An expired record still present (TTL deletes late) counts as gone, as it will be.
+        conflict = GameConflict(
+            f"game_id {game.game_id!r} was already used with different content; "
+            "send a retry with identical content, or use a new game_id"
+        )
         if reads.game is not None and reads.game.expires_at > now:
-            return _replay(reads.game, game)
+            return answer_again(reads.game, game.fingerprint, conflict)
         # Checked only now: a retry of a stored game is answered however old its played_at.
         check_age(game.played_at, now, "played_at")
         resolved = resolve_pair(ids, reads.links)
@@ -64,7 +63,9 @@ class SubmitGame:
         reason = why_unranked(game, players)
         states = [
             player.before_game(
-                0 if reason else self.window.ranked_games(ladder.ruleset, player, game.played_at)
+                0
+                if reason
+                else recent_ranked_games(self.writes, ladder.ruleset, player, game.played_at)
             )
             for player in players
         ]
@@ -79,17 +80,15 @@ class SubmitGame:
             ladder=ladder.ladder_id,
             game_id=game.game_id,
             fingerprint=game.fingerprint,
-            result=result,
-            expires_at=now + self.settings.game_retention,
+            result=json_of(result),
+            expires_at=now + self.context.settings.game_retention,
         )
+        retention = self.context.settings.history_retention
         events = [
-            PlayerEvent.of_game(
+            PlayerEvent.of(
                 player,
-                game_id=game.game_id,
-                played_at=game.played_at,
-                ranked=reason is None,
-                body=documents.game_event(result, index, resolved[1 - index]),
-                kept_for=self.settings.history_retention,
+                GameEvent.of(result, index, resolved[1 - index]),
+                retention,
                 kept_until=stored.expires_at,
             )
             for index, player in enumerate(players)
@@ -97,21 +96,15 @@ class SubmitGame:
         # An unranked game writes no state, yet commits only over the states it read: an
         # erasure that marked one meanwhile must not see the game land after its mark.
         unchanged = [] if rated else players
-        try:
+        return commit_once(
+            stored,
+            conflict,
             # An expired record is replaced, as if TTL had deleted it already.
-            self.writes.commit_game(stored, rated, events, unchanged, now=now)
-        except AlreadyStored:
-            existing = self.results.get_game(ladder.ladder_id, game.game_id)
-            if existing is None or existing.expires_at <= now:  # gone again: try afresh
-                raise WriteConflict(game.game_id) from None
-            return _replay(existing, game)
-        return Submitted(result, created=True)
-
-
-def _replay(stored: StoredGame, game: GameInput) -> Submitted:
-    if stored.fingerprint != game.fingerprint:
-        raise GameConflict(
-            f"game_id {game.game_id!r} was already used with different content; "
-            "send a retry with identical content, or use a new game_id"
+            lambda: self.writes.commit_game(stored, rated, events, unchanged, now=now),
+            lambda: _unexpired(self.results.get_game(stored.ladder, stored.game_id), now),
         )
-    return Submitted(stored.result, created=False)
+
+
+def _unexpired(stored: StoredGame | None, now: datetime) -> StoredGame | None:
+    """A game's record, unless it has expired (TTL deletes late): then it counts as gone."""
+    return stored if stored is not None and stored.expires_at > now else None

@@ -8,7 +8,7 @@ consistent and batched. Its modules, one job each:
 - `job_layout`: background jobs' records (erasures, sanctions): keys, model, items <-> values
 - `writes`: the writes port (the reads a commit is conditioned on, and the commits)
 - `commits`: the writes port's transactions
-- `results`, `history`, `leaderboard`, `standings`: the read views (results; a player's
+- `results`, `history`, `leaderboard`, `ranks`: the read views (results; a player's
   history; leaderboard pages; ranks and the histogram)
 - `sanctions`, `sanction_layout`: the sanctions port and its items
 - `jobs`: background jobs' records
@@ -18,11 +18,20 @@ consistent and batched. Its modules, one job each:
 
 from pynamodb.connection import Connection
 
+from ratings.service.ports import (
+    ErasureWrites,
+    HistoryView,
+    JobRecords,
+    LeaderboardView,
+    RankView,
+    ResultsView,
+    SanctionStore,
+    Writes,
+)
 from ratings.storage.dynamodb.erasures import DynamoErasures
 from ratings.storage.dynamodb.history import DynamoHistory
 from ratings.storage.dynamodb.jobs import DynamoJobs
 from ratings.storage.dynamodb.layout import (
-    BoundTable,
     Leaderboard,
     RankedByTime,
     RatingsItem,
@@ -32,10 +41,14 @@ from ratings.storage.dynamodb.layout import (
     table_definition,
 )
 from ratings.storage.dynamodb.leaderboard import DynamoLeaderboard
+from ratings.storage.dynamodb.ranks import DynamoRanks
 from ratings.storage.dynamodb.results import DynamoResults
 from ratings.storage.dynamodb.sanctions import DynamoSanctions
-from ratings.storage.dynamodb.standings import DynamoRanks
+from ratings.storage.dynamodb.table import BoundTable, Client
 from ratings.storage.dynamodb.writes import DynamoWrites
+
+#: pynamodb's own timeouts and retries.
+DEFAULT_CLIENT = Client()
 
 
 class DynamoStorage:
@@ -48,29 +61,19 @@ class DynamoStorage:
         region: str = "us-east-1",
         endpoint_url: str | None = None,
         leaderboard_shards: int = 4,
-        connect_timeout_seconds: float | None = None,
-        read_timeout_seconds: float | None = None,
-        max_retry_attempts: int | None = None,
+        client: Client = DEFAULT_CLIENT,
     ) -> None:
-        """The client's timeouts and retries are pynamodb's defaults unless given (wiring
-        fits them to the function's time)."""
-        self.table = BoundTable(
-            table_name,
-            region=region,
-            endpoint_url=endpoint_url,
-            leaderboard_shards=leaderboard_shards,
-            connect_timeout_seconds=connect_timeout_seconds,
-            read_timeout_seconds=read_timeout_seconds,
-            max_retry_attempts=max_retry_attempts,
-        )
-        self.writes = DynamoWrites(self.table)
-        self.results = DynamoResults(self.table)
-        self.history = DynamoHistory(self.table)
-        self.leaderboard = DynamoLeaderboard(self.table)
-        self.ranks = DynamoRanks(self.table)
-        self.sanctions = DynamoSanctions(self.table)
-        self.jobs = DynamoJobs(self.table)
-        self.erasures = DynamoErasures(self.table)
+        """`client`: the table client's timeouts and retries (pynamodb's defaults unless
+        given; wiring fits them to the function's time)."""
+        self.table = BoundTable(table_name, region, endpoint_url, leaderboard_shards, client)
+        self.writes: Writes = DynamoWrites(self.table)
+        self.results: ResultsView = DynamoResults(self.table)
+        self.history: HistoryView = DynamoHistory(self.table)
+        self.leaderboard: LeaderboardView = DynamoLeaderboard(self.table)
+        self.ranks: RankView = DynamoRanks(self.table)
+        self.sanctions: SanctionStore = DynamoSanctions(self.table)
+        self.jobs: JobRecords = DynamoJobs(self.table)
+        self.erasures: ErasureWrites = DynamoErasures(self.table)
 
     @property
     def connection(self) -> Connection:
@@ -83,6 +86,7 @@ class DynamoStorage:
 
 
 __all__ = [
+    "Client",
     "DynamoStorage",
     "Leaderboard",
     "RankedByTime",

@@ -19,7 +19,6 @@ from ratings.storage.dynamodb.job_layout import JobItem, job_key
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
     ANON_SK,
-    BoundTable,
     LinkItem,
     RatingsItem,
     StateItem,
@@ -28,6 +27,7 @@ from ratings.storage.dynamodb.layout import (
     link_key,
     state_item_of,
 )
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class Tx(NamedTuple):

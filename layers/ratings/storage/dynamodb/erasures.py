@@ -34,7 +34,6 @@ from ratings.storage.dynamodb.layout import (
     STATE_SK,
     TOURNAMENT_SK,
     AwardPointerItem,
-    BoundTable,
     EventItem,
     GameItem,
     LinkItem,
@@ -55,6 +54,7 @@ from ratings.storage.dynamodb.layout import (
     tournament_key,
 )
 from ratings.storage.dynamodb.sanction_layout import SanctionPointerItem
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class DynamoErasures(ErasureWrites):
@@ -126,7 +126,7 @@ class DynamoErasures(ErasureWrites):
             if isinstance(item, EventItem):
                 event = event_of(ladder, player_id, item)
                 items.append(
-                    PlayerItem(ladder, player_id, event.kind, event.ref_id, item.sk, event)
+                    PlayerItem(ladder, player_id, event.event_type, event.ref_id, item.sk, event)
                 )
             elif isinstance(item, AwardPointerItem):
                 items.append(
@@ -137,7 +137,7 @@ class DynamoErasures(ErasureWrites):
                     PlayerItem(ladder, player_id, SANCTION_POINTER, item.sanction_id, item.sk)
                 )
             else:
-                items.append(PlayerItem(ladder, player_id, str(item.kind), "", item.sk))
+                items.append(PlayerItem(ladder, player_id, str(item.item_type), "", item.sk))
         return items[:limit]
 
     def read_references(

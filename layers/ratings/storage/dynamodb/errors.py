@@ -6,11 +6,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn
 
-from botocore.exceptions import ConnectionError as AwsConnectionError
-from botocore.exceptions import HTTPClientError
 from pynamodb.exceptions import PynamoDBException, TransactWriteError
 
-from ratings.aws_errors import TRANSIENT_AWS_CODES, TRANSIENT_CANCELLATION_REASONS
+from ratings.aws_errors import (
+    TRANSIENT_AWS_CODES,
+    TRANSIENT_CANCELLATION_REASONS,
+    is_transient_aws_error,
+)
 from ratings.service.errors import TransientStorageError, WriteConflict
 
 #: Cancellation reasons that mean another writer got there first.
@@ -44,9 +46,9 @@ def response_code(error: PynamoDBException) -> str | None:
 
 
 def is_transient(error: PynamoDBException) -> bool:
-    if isinstance(error.cause, AwsConnectionError | HTTPClientError):
-        return True  # no answer in time, or none at all: the same request may succeed
-    return response_code(error) in TRANSIENT_AWS_CODES
+    """The request behind `error` may succeed if sent again (`ratings.aws_errors` decides)."""
+    cause = error.cause
+    return isinstance(cause, BaseException) and is_transient_aws_error(cause)
 
 
 def raise_for_cancelled(error: TransactWriteError, failed: Sequence[Exception]) -> NoReturn:

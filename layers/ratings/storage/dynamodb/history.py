@@ -5,16 +5,19 @@ from ratings.service.ports import HistoryView
 from ratings.service.stored import EventPosition, HistoryPage
 from ratings.storage.dynamodb.layout import (
     EVENT_SK_PREFIX,
-    BoundTable,
     EventItem,
     RatingsItem,
     event_of,
     event_sort_key,
     player_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class DynamoHistory(HistoryView):
+    """A player's history items, read back to front in pages of `limit` (each one
+    Query; the page says whether DynamoDB has more)."""
+
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 
@@ -23,10 +26,10 @@ class DynamoHistory(HistoryView):
     ) -> HistoryPage:
         last_key = None
         if after is not None:
-            at, kind, ref_id = after
+            at, event_type, ref_id = after
             last_key = {
                 "pk": {"S": player_key(ladder, player_id)},
-                "sk": {"S": event_sort_key(at, kind, ref_id)},
+                "sk": {"S": event_sort_key(at, event_type, ref_id)},
             }
         # One event past the page tells whether there are more: DynamoDB also returns a
         # LastEvaluatedKey when the Limit is used up by the last event, so the key alone

@@ -9,9 +9,7 @@ from ratings.service.ports import JobRecords
 from ratings.service.stored import Job
 from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.job_layout import JobItem, job_item, job_key, job_of
-from ratings.storage.dynamodb.layout import (
-    BoundTable,
-)
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class DynamoJobs(JobRecords):

@@ -8,7 +8,7 @@ two in step.
 
 import json
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +19,6 @@ from pynamodb.attributes import (
     TTLAttribute,
     UnicodeAttribute,
 )
-from pynamodb.connection import Connection
 from pynamodb.constants import PAY_PER_REQUEST_BILLING_MODE
 from pynamodb.indexes import (
     GlobalSecondaryIndex,
@@ -28,16 +27,10 @@ from pynamodb.indexes import (
     LocalSecondaryIndex,
 )
 from pynamodb.models import Model
-from pynamodb.settings import get_settings_value
 
 from ratings.service.player import Player
-from ratings.service.stored import (
-    GAME_EVENT,
-    PlayerEvent,
-    StoredGame,
-    StoredTournament,
-)
-from ratings.storage.dynamodb.errors import transient_as_storage_error
+from ratings.service.results import GAME_EVENT
+from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 RANKED_INDEX = "ranked_by_time"
@@ -105,7 +98,8 @@ class Leaderboard(GlobalSecondaryIndex["RatingsItem"]):  # type: ignore[no-untyp
 
 
 class RatingsItem(Model):
-    """Every item of the table; the subclasses below are its kinds."""
+    """Every item of the table; the subclasses below are its item types (stored in the
+    attribute `kind`)."""
 
     class Meta:
         table_name = "ratings"
@@ -113,7 +107,7 @@ class RatingsItem(Model):
 
     pk = UnicodeAttribute(hash_key=True)
     sk = UnicodeAttribute(range_key=True)
-    kind = DiscriminatorAttribute()
+    item_type = DiscriminatorAttribute(attr_name="kind")
     expires_at = TTLAttribute(null=True)
     ranked_at = UnicodeAttribute(null=True)
     lb_shard = UnicodeAttribute(null=True)
@@ -137,7 +131,7 @@ class StateItem(RatingsItem, discriminator="state"):
 
 
 class EventItem(RatingsItem, discriminator="event"):
-    event_kind = UnicodeAttribute()
+    event_type = UnicodeAttribute(attr_name="event_kind")
     ref_id = UnicodeAttribute()
     at = UnicodeAttribute()
     ranked = BooleanAttribute()
@@ -174,75 +168,6 @@ class StandingsItem(RatingsItem, discriminator="standings"):
     counts = UnicodeAttribute()
     players = NumberAttribute()
     refreshed_at = UnicodeAttribute()
-
-
-class BoundTable:
-    """The models bound to one table, the connection every request goes through, and the
-    requests every adapter makes (transient failures raised as TransientStorageError)."""
-
-    def __init__(
-        self,
-        table_name: str,
-        *,
-        region: str = "us-east-1",
-        endpoint_url: str | None = None,
-        leaderboard_shards: int = 4,
-        connect_timeout_seconds: float | None = None,
-        read_timeout_seconds: float | None = None,
-        max_retry_attempts: int | None = None,
-    ) -> None:
-        """The timeouts and retries are pynamodb's defaults (15 s, 30 s, 3) unless given."""
-        if leaderboard_shards < 1:
-            raise ValueError("leaderboard_shards must be at least 1")
-        # The models are process-wide classes; one process serves one table.
-        meta = RatingsItem.Meta
-        meta.table_name = table_name
-        setattr(meta, "region", region)  # noqa: B010 - pynamodb reads these optional settings
-        setattr(meta, "host", endpoint_url)  # noqa: B010
-        for name, value in (
-            ("connect_timeout_seconds", connect_timeout_seconds),
-            ("read_timeout_seconds", read_timeout_seconds),
-            ("max_retry_attempts", max_retry_attempts),
-        ):
-            setattr(meta, name, get_settings_value(name) if value is None else value)
-        RatingsItem._connection = None  # rebind to the table configured above
-        self.table_name = table_name
-        self.endpoint_url = endpoint_url
-        self.shards = leaderboard_shards
-
-    @property
-    def connection(self) -> Connection:
-        """The low-level connection (one botocore client) every request goes through."""
-        return RatingsItem._get_connection().connection
-
-    @staticmethod
-    def create_table() -> None:
-        """Create the table from the models, with its indexes and TTL, unless it exists (the
-        benchmarks; the tests and the local stack create template.yaml's own)."""
-        if not RatingsItem.exists():
-            # pynamodb enables the TTL itself: enabling it again is refused by DynamoDB
-            # ("TimeToLive is already enabled"), though moto accepts it.
-            RatingsItem.create_table(wait=True)
-
-    def batch_get(self, keys: Sequence[tuple[str, str]]) -> Iterator[RatingsItem]:
-        with transient_as_storage_error():
-            yield from RatingsItem.batch_get(keys, consistent_read=True)
-
-    def get(self, pk: str, sk: str) -> RatingsItem | None:
-        with transient_as_storage_error():
-            try:
-                return RatingsItem.get(pk, sk, consistent_read=True)
-            except RatingsItem.DoesNotExist:
-                return None
-
-    def query(self, hash_key: str, **options: Any) -> dict[str, Any]:
-        """One page of a query on the table (or one of its indexes), as DynamoDB answers it."""
-        with transient_as_storage_error():
-            return dict(self.connection.query(self.table_name, hash_key, **options))
-
-    def leaderboard_shards(self, ladder: str) -> list[str]:
-        """The hash keys of the ladder's leaderboard index, one a write shard."""
-        return [f"{ladder}#{shard}" for shard in range(self.shards)]
 
 
 def table_definition() -> Mapping[str, Any]:
@@ -297,18 +222,20 @@ def stored_tournament_of(ladder: str, tournament_id: str, item: TournamentItem) 
     return StoredTournament(ladder, tournament_id, item.fingerprint, result, revision)
 
 
-def event_sort_key(at: datetime, kind: str, ref_id: str) -> str:
-    """An event's sort key: newest last in time order, then by kind and id."""
-    return f"{EVENT_SK_PREFIX}{format_utc_millis(at)}#{kind}#{ref_id}"
+def event_sort_key(at: datetime, event_type: str, ref_id: str) -> str:
+    """An event's sort key: newest last in time order, then by type and id."""
+    return f"{EVENT_SK_PREFIX}{format_utc_millis(at)}#{event_type}#{ref_id}"
 
 
 def game_item(game: StoredGame) -> GameItem:
     """A game's record: its fingerprint and result, kept until `expires_at` (its TTL)."""
+    key = game_key(game.ladder, game.game_id)
+    result = compact_json(game.result)
     return GameItem(
-        game_key(game.ladder, game.game_id),
+        key,
         GAME_SK,
         fingerprint=game.fingerprint,
-        result=compact_json(game.result),
+        result=result,
         expires_at=game.expires_at,
         revision=game.revision or None,
     )
@@ -316,12 +243,11 @@ def game_item(game: StoredGame) -> GameItem:
 
 def tournament_item(tournament: StoredTournament) -> TournamentItem:
     """A tournament's record: its fingerprint and awards, kept for good."""
+    key = tournament_key(tournament.ladder, tournament.tournament_id)
+    result = compact_json(tournament.result)
+    revision = tournament.revision or None
     return TournamentItem(
-        tournament_key(tournament.ladder, tournament.tournament_id),
-        TOURNAMENT_SK,
-        fingerprint=tournament.fingerprint,
-        result=compact_json(tournament.result),
-        revision=tournament.revision or None,
+        key, TOURNAMENT_SK, fingerprint=tournament.fingerprint, result=result, revision=revision
     )
 
 
@@ -337,15 +263,15 @@ def event_item(event: PlayerEvent) -> EventItem:
     at = format_utc_millis(event.at)
     item = EventItem(
         player_key(event.ladder, event.player_id),
-        event_sort_key(event.at, event.kind, event.ref_id),
-        event_kind=event.kind,
+        event_sort_key(event.at, event.event_type, event.ref_id),
+        event_type=event.event_type,
         ref_id=event.ref_id,
         at=at,
         ranked=event.ranked,
         body=compact_json(event.body),
         expires_at=event.expires_at,
     )
-    if event.kind == GAME_EVENT and event.ranked:  # only ranked games enter the window index
+    if event.event_type == GAME_EVENT and event.ranked:  # only ranked games enter the window index
         item.ranked_at = f"{at}#{event.ref_id}"
     return item
 
@@ -356,7 +282,7 @@ def event_of(ladder: str, player_id: str, item: EventItem) -> PlayerEvent:
         ladder=ladder,
         player_id=player_id,
         at=parse_utc_millis(item.at),
-        kind=item.event_kind,
+        event_type=item.event_type,
         ref_id=item.ref_id,
         ranked=item.ranked,
         body=json.loads(item.body),

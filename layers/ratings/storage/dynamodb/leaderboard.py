@@ -18,21 +18,24 @@ from collections.abc import Callable, Iterator, Sequence
 
 from pynamodb.expressions.condition import Condition
 
-from ratings.rules.standings import board_order
+from ratings.rules.ranking import board_order
 from ratings.service.ports import LeaderboardView
 from ratings.service.stored import LeaderboardRow
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STATE_SK,
-    BoundTable,
     RatingsItem,
     StateItem,
     player_key,
     player_of,
 )
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class DynamoLeaderboard(LeaderboardView):
+    """Leaderboard pages: each shard read in rating order from a position, the
+    shards' rows merged into leaderboard order."""
+
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 
@@ -181,16 +184,13 @@ class DynamoLeaderboard(LeaderboardView):
         """
         taken = 0
         boundary: int | None = None
-        start_key = None
-        while True:
-            response = self._table.query(
-                shard,
-                range_key_condition=condition,
-                index_name=LEADERBOARD_INDEX,
-                scan_index_forward=ascending,
-                limit=limit + 1,
-                exclusive_start_key=start_key,
-            )
+        for response in self._table.pages(
+            shard,
+            range_key_condition=condition,
+            index_name=LEADERBOARD_INDEX,
+            scan_index_forward=ascending,
+            limit=limit + 1,
+        ):
             for raw in response.get("Items", []):
                 rating = int(raw["lb_rating"]["N"])
                 player_id = raw["player_id"]["S"]
@@ -203,9 +203,6 @@ class DynamoLeaderboard(LeaderboardView):
                 taken += 1
                 if taken == limit:
                     boundary = rating
-            start_key = response.get("LastEvaluatedKey")
-            if not start_key:
-                return
 
 
 def order_of(row: LeaderboardRow) -> tuple[int, str]:

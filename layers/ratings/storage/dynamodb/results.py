@@ -10,7 +10,6 @@ from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     GAME_SK,
     TOURNAMENT_SK,
-    BoundTable,
     GameItem,
     RatingsItem,
     TournamentItem,
@@ -19,9 +18,13 @@ from ratings.storage.dynamodb.layout import (
     stored_tournament_of,
     tournament_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 
 
 class DynamoResults(ResultsView):
+    """Game and tournament records by key (a consistent GetItem each), and a scan of
+    a ladder's game records for exports."""
+
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 

@@ -36,7 +36,6 @@ from ratings.storage.dynamodb.layout import (
     LINK_PK_PREFIX,
     RANKED_INDEX,
     STATE_SK,
-    BoundTable,
     GameItem,
     LinkItem,
     RatingsItem,
@@ -60,6 +59,7 @@ from ratings.storage.dynamodb.sanction_layout import (
     position_text,
     sanction_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 #: Sorts after every `{played_at}#{game_id}` of the same millisecond (ids are A-Z a-z 0-9 . _ : -).

@@ -14,10 +14,11 @@ from ratings.service.ports import Writes
 from ratings.service.stored import (
     ERASURE,
     PENDING,
+    Events,
     GameReads,
     Link,
     LinkReads,
-    PlayerEvent,
+    Players,
     PodiumReads,
     Standings,
     StoredGame,
@@ -36,7 +37,6 @@ from ratings.storage.dynamodb.layout import (
     STANDINGS_SK,
     STATE_SK,
     TOURNAMENT_SK,
-    BoundTable,
     GameItem,
     LinkItem,
     RatingsItem,
@@ -56,10 +56,14 @@ from ratings.storage.dynamodb.layout import (
     tournament_item,
     tournament_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 from ratings.timestamps import format_utc_millis
 
 
 class DynamoWrites(Writes):
+    """The reads a commit is conditioned on (consistent BatchGetItems, a counted
+    Query for the window) and the commits, each one transaction (`commits`)."""
+
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 
@@ -165,9 +169,9 @@ class DynamoWrites(Writes):
     def commit_game(
         self,
         game: StoredGame,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
-        unchanged: Sequence[Player] = (),
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
         *,
         now: datetime | None = None,
     ) -> None:
@@ -178,9 +182,9 @@ class DynamoWrites(Writes):
     def commit_tournament(
         self,
         tournament: StoredTournament,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
-        unchanged: Sequence[Player] = (),
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
         podium_ids: Sequence[str] = (),
     ) -> None:
         pointers = [
@@ -191,7 +195,7 @@ class DynamoWrites(Writes):
             self._table, tournament_item(tournament), players, events, unchanged, pointers
         )
 
-    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+    def commit_link(self, link: Link, players: Players) -> None:
         commits.commit_link(self._table, link, players)
 
     def put_standings(self, standings: Standings) -> bool:

@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from ratings.rules import InvalidInput
-from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Record, Text, Timestamp
+from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Object, Text, Timestamp
 from ratings.rules.submission import check_future, fingerprint
 
 __all__ = [
@@ -20,11 +20,10 @@ __all__ = [
     "parse_link",
     "parse_podium",
     "parse_sanction",
-    "require_id",
     "sanction_body",
 ]
 
-PODIUM_PLACE = Record(
+PODIUM_PLACE = Object(
     (
         Field("place", Integer(1, 3), "1, 2 or 3"),
         Field("player_id", ID, "The player's id"),
@@ -32,7 +31,7 @@ PODIUM_PLACE = Record(
     "a podium place",
     title="PodiumPlace",
 )
-PODIUM = Record(
+PODIUM = Object(
     (
         Field("tournament_id", ID, "The tournament's id: awarded once", example="t-2026-11"),
         Field("ladder", ID, "The ladder whose ratings get the bonuses", example="backgammon"),
@@ -47,7 +46,7 @@ PODIUM = Record(
     "a podium message",
     title="Podium",
 )
-LINK = Record(
+LINK = Object(
     (
         Field("anonymous_id", ID, "The id the player played under before", example="anon-42"),
         Field("account_id", ID, "The account it becomes", example="acct-42"),
@@ -61,10 +60,10 @@ DEFAULT_REFUND_DAYS = 7
 
 
 @cache
-def sanction_body(retention_days: int) -> Record:
+def sanction_body(retention_days: int) -> Object:
     """A sanction's body, where `refund_days` may reach the retention period (games older
     than it are no longer stored, so nothing could be refunded for them)."""
-    return Record(
+    return Object(
         (
             Field("sanction_id", ID, "The sanction's id: made once", example="s-2026-001"),
             Field("player_id", ID, "The player taken off the ladder", example="mallory"),
@@ -104,11 +103,6 @@ class PodiumInput(NamedTuple):
     public: bool
     podium: tuple[tuple[int, str], ...]  # (place, player id), by place
     fingerprint: str
-
-
-def require_id(value: object, field: str) -> str:
-    parsed: str = ID.parse(value, field)
-    return parsed
 
 
 def parse_podium(body: object, now: datetime) -> PodiumInput:

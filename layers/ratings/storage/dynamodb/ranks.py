@@ -2,8 +2,9 @@
 leaderboard index, every entry of the index (for the refresh), and the histogram item a
 refresh stores (the writes port stores it).
 
-Every read here is an eventually consistent Query of the `leaderboard` index (global indexes
-have no other kind) or a read of the one histogram item; nothing here writes a player state.
+Every read here is an eventually consistent Query of the `leaderboard` index (a global index
+has no strongly consistent reads) or a read of the one histogram item; nothing here writes a
+player state.
 docs/table-layout.md and docs/performance.md give the requests and their read units.
 """
 
@@ -13,23 +14,26 @@ from collections.abc import Iterator
 from pynamodb.constants import COUNT
 from pynamodb.expressions.condition import Condition
 
-from ratings.rules.standings import RatingHistogram
+from ratings.rules.ranking import RatingHistogram
 from ratings.service.ports import RankView
 from ratings.service.stored import Standings
 from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STANDINGS_SK,
-    BoundTable,
     RatingsItem,
     StandingsItem,
     StateItem,
     standings_key,
 )
+from ratings.storage.dynamodb.table import BoundTable
 from ratings.timestamps import parse_utc_millis
 
 
 class DynamoRanks(RankView):
+    """Counts ahead of a position (DynamoDB counts, bounded by a read budget), the
+    index's entries for a refresh, and the stored histogram."""
+
     #: Entries per page when the refresh reads the index (None: DynamoDB's 1 MB pages).
     entries_page_limit: int | None = None
 
@@ -78,21 +82,16 @@ class DynamoRanks(RankView):
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         # Only the two attributes the histogram needs travel back; the read units are those
         # of the whole index entries all the same.
+        attributes = ["player_id", "lb_rating"]
         for shard in self._table.leaderboard_shards(ladder):
-            start_key = None
-            while True:
-                response = self._table.query(
-                    shard,
-                    index_name=LEADERBOARD_INDEX,
-                    attributes_to_get=["player_id", "lb_rating"],
-                    limit=self.entries_page_limit,
-                    exclusive_start_key=start_key,
-                )
+            for response in self._table.pages(
+                shard,
+                index_name=LEADERBOARD_INDEX,
+                attributes_to_get=attributes,
+                limit=self.entries_page_limit,
+            ):
                 for raw in response.get("Items", []):
                     yield raw["player_id"]["S"], int(raw["lb_rating"]["N"])
-                start_key = response.get("LastEvaluatedKey")
-                if not start_key:
-                    break
 
     def read_standings(self, ladder: str) -> Standings | None:
         with transient_as_storage_error():

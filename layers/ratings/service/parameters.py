@@ -1,6 +1,8 @@
-"""Page sizes of the listings (history, leaderboard), as callers may ask for them."""
+"""The parameters of a read, as callers send them in a path or a query: ids, and the page
+sizes of the listings (history, leaderboard)."""
 
 from ratings.rules import InvalidInput
+from ratings.rules.fields import ID
 
 DEFAULT_HISTORY_LIMIT = 50
 DEFAULT_LEADERBOARD_LIMIT = 100
@@ -15,3 +17,8 @@ def page_limit(limit: object, default: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
         raise InvalidInput("limit", f"limit must be an integer from 1 to {MAX_PAGE}")
     return limit
+
+
+def require_id(value: object, field: str) -> str:
+    parsed: str = ID.parse(value, field)
+    return parsed

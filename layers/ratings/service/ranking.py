@@ -6,31 +6,11 @@ The rank is exact when the rank view can count the players ahead within `exact_r
 histogram's refresh.
 """
 
-from datetime import datetime
 from typing import NamedTuple
 
 from ratings.service.ports import RankView
+from ratings.service.results import Standing
 from ratings.service.settings import Clock
-from ratings.service.stored import JsonObject
-from ratings.timestamps import format_utc_millis
-
-
-class Rank(NamedTuple):
-    """A rank on a leaderboard of `of` players; `rank` and `of` are None before the ladder's
-    first refresh when the rank is beyond the exact limit (or, for `of`, at all)."""
-
-    rank: int | None
-    of: int | None
-    exact: bool
-    as_of: datetime | None
-
-    def document(self) -> JsonObject:
-        return {
-            "rank": self.rank,
-            "of": self.of,
-            "exact": self.exact,
-            "as_of": format_utc_millis(self.as_of) if self.as_of is not None else None,
-        }
 
 
 class Ranking(NamedTuple):
@@ -40,7 +20,7 @@ class Ranking(NamedTuple):
     clock: Clock
     exact_rank_limit: int
 
-    def rank(self, ladder_id: str, rating: int, player_id: str) -> Rank:
+    def rank(self, ladder_id: str, rating: int, player_id: str) -> Standing:
         limit = self.exact_rank_limit
         read_at = self.clock()
         ahead = self.ranks.count_ahead(ladder_id, rating, player_id, limit)
@@ -51,7 +31,7 @@ class Ranking(NamedTuple):
             rank, exact = standings.histogram.estimated_rank(rating), False
             as_of = standings.refreshed_at
         else:
-            return Rank(None, None, False, None)
+            return Standing(rank=None, of=None, exact=False, as_of=None)
         # The histogram may predate the player's first ranked game: `of` is never below rank.
         of = None if standings is None else max(standings.histogram.players, rank)
-        return Rank(rank, of, exact, as_of)
+        return Standing(rank=rank, of=of, exact=exact, as_of=as_of)

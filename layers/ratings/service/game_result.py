@@ -1,0 +1,177 @@
+"""A game's result, declared once (see `service.declared`): both players before and after,
+what produced each change, and the ruleset's own fields as they were rated. The service
+answers and stores it; the CLI's replay and simulate write it too.
+"""
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Annotated, Any, NamedTuple
+
+from ratings.rules import MODES, GameInput, PlayerChange, PlayerState, Rating, Ruleset
+from ratings.rules.fields import ID, Field
+from ratings.rules.ladders import RULESET_VERSIONS
+from ratings.service.declared import (
+    ABSENT,
+    IDENTIFIER,
+    NO_PROPERTIES,
+    UNRANKED_REASON,
+    Absent,
+    Doc,
+    Json,
+    JsonObject,
+    Only,
+    Ruled,
+    Schema,
+    SchemaContext,
+    Spread,
+    nullable,
+    ref,
+    ruleset_of,
+)
+
+#: Digits kept of the formula's fractional inputs in answers (expected score, coefficient...).
+EXPLAIN_DIGITS = 4
+
+
+def _own_fields(which: str) -> Callable[[SchemaContext], dict[str, Schema]]:
+    """The ruleset's own fields (`game_fields` or `player_fields`) as a result shows them."""
+
+    def answered(context: SchemaContext) -> dict[str, Schema]:
+        fields: tuple[Field, ...] = getattr(ruleset_of(context), which)
+        return {entry.name: entry.answered_schema() for entry in fields}
+
+    return answered
+
+
+def rounded_explain(values: Mapping[str, Any]) -> JsonObject:
+    return {
+        name: round(value, EXPLAIN_DIGITS) if isinstance(value, float) else value
+        for name, value in values.items()
+    }
+
+
+class RatingOutcome(NamedTuple):
+    """What a game did to one player's rating, and what produced it (unranked: nothing)."""
+
+    rating_before: int
+    rating_after: int
+    delta: int
+    explain: Annotated[
+        Mapping[str, Any] | None,
+        Ruled(lambda context: ref(f"explain.{ruleset_of(context).name}")),
+    ]
+
+    @classmethod
+    def of(cls, rating_before: int, change: PlayerChange | None) -> "RatingOutcome":
+        if change is None:
+            return cls(rating_before, rating_before, 0, None)
+        return cls(
+            rating_before, change.rating_after, change.delta, rounded_explain(change.explain)
+        )
+
+
+class PlayerResult(NamedTuple):
+    """One player's side of a game's result."""
+
+    id: Annotated[str, IDENTIFIER, Doc("The player's id (the account, once linked)")]
+    outcome: Annotated[RatingOutcome, Spread()]
+    bot: bool
+    submitted_id: Annotated[str | Absent, IDENTIFIER, Doc("The id sent, when it is linked")] = (
+        ABSENT
+    )
+    #: The ruleset's own player fields, as rated.
+    options: Annotated[Mapping[str, Any], Spread(_own_fields("player_fields"))] = NO_PROPERTIES
+
+
+def _versions(context: SchemaContext) -> Schema:
+    ruleset = ruleset_of(context)
+    return {"enum": list(RULESET_VERSIONS.get(ruleset.name, {ruleset.version: ruleset}))}
+
+
+def _winner(context: SchemaContext) -> Schema:
+    return nullable(ID.schema()) if ruleset_of(context).draws_allowed else ID.schema()
+
+
+class GameResult(NamedTuple):
+    """A game's result: both players before and after, what produced each change, and the
+    ruleset's own fields as they were rated (a preview's: what it would be)."""
+
+    game_id: Annotated[
+        str | None,
+        Ruled(
+            lambda context: nullable(ID.schema()) if context.preview else ID.schema(),
+            covers_null=True,
+        ),
+    ]
+    ladder: Annotated[str, IDENTIFIER]
+    played_at: datetime
+    ruleset: Annotated[str, Ruled(lambda context: {"const": ruleset_of(context).name})]
+    ruleset_version: Annotated[str, Ruled(_versions)]
+    ranked: bool
+    unranked_reason: Annotated[str | None, UNRANKED_REASON]
+    winner: Annotated[str | None, Ruled(_winner, covers_null=True)]
+    mode: Annotated[str, Json({"enum": list(MODES)})]
+    players: tuple[PlayerResult, PlayerResult]
+    #: The ruleset's own game fields, as rated.
+    options: Annotated[Mapping[str, Any], Spread(_own_fields("game_fields"))] = NO_PROPERTIES
+    preview: Annotated[
+        bool | Absent, Json({"const": True}), Only(lambda context: context.preview)
+    ] = ABSENT
+
+    @classmethod
+    def of(
+        cls,
+        ladder_id: str,
+        ruleset: Ruleset,
+        game: GameInput,
+        states: Sequence[PlayerState],
+        winner: str | None,
+        unranked_reason: str | None,
+        rating: Rating | None,
+    ) -> "GameResult":
+        """The result of `game` under `ruleset`, from the players' states before it (resolved
+        ids), the resolved winner, and the rating (None when unranked)."""
+        players = []
+        for index, (submitted, state) in enumerate(zip(game.players, states, strict=True)):
+            change = rating.players[index] if rating is not None else None
+            players.append(
+                PlayerResult(
+                    id=state.player_id,
+                    outcome=RatingOutcome.of(state.rating, change),
+                    bot=submitted.bot,
+                    submitted_id=(
+                        submitted.player_id if state.player_id != submitted.player_id else ABSENT
+                    ),
+                    options=submitted.options,
+                )
+            )
+        return cls(
+            game_id=game.game_id,
+            ladder=ladder_id,
+            played_at=game.played_at,
+            ruleset=ruleset.name,
+            ruleset_version=ruleset.version,
+            ranked=unranked_reason is None,
+            unranked_reason=unranked_reason,
+            winner=winner,
+            mode=game.mode,
+            players=(players[0], players[1]),
+            options=game.options,
+        )
+
+
+def explain_schema(ruleset: Ruleset) -> Schema:
+    """The `explain` object of a rated player under `ruleset`, from its declared fields."""
+    return {
+        "type": "object",
+        "properties": {
+            entry.name: {
+                "type": "number" if entry.number else "string",
+                "description": entry.description,
+            }
+            for entry in ruleset.explain_fields
+        },
+        "required": [entry.name for entry in ruleset.explain_fields],
+        "additionalProperties": False,
+        "description": f"The formula's inputs under {ruleset.name} (null when unranked)",
+    }
