@@ -12,64 +12,27 @@ startup.pause_collector()  # before the imports below: see ratings.lambda_suppor
 
 # isort: split
 
-import functools
-import re
-from collections.abc import Callable
-from typing import Any, TypeVar
-from urllib.parse import unquote
+from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.exceptions import NotFoundError
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import deadline, payloads, telemetry
-from ratings.lambda_support.problems import Problem, problem_for, refused
+from ratings.lambda_support import deadline, payloads, rest, telemetry
+from ratings.lambda_support.rest import JsonObject
 from ratings.lambda_support.routes import MODERATION_ROUTES
-from ratings.service.errors import Disposition, InvalidInput
 from ratings.service.results import LadderList, json_of
 
 logger = Logger()
 metrics = Metrics()
 app = APIGatewayRestResolver(json_body_deserializer=payloads.parse_json)
 
-JsonObject = dict[str, Any]
-Handler = TypeVar("Handler", bound=Callable[..., Any])
 #: Each route's path, as API Gateway declares it (/v1/ladders/{ladder}), and its methods.
-ROUTES: dict[str, set[str]] = {}
-
-
-def route(method: str, path: str) -> Callable[[Handler], Handler]:
-    """Register a route with the resolver (which writes parameters as <name>) and in ROUTES.
-
-    The route is called with its path parameters decoded (`decoded_path_parameters`).
-    """
-    ROUTES.setdefault(path, set()).add(method)
-    resolver_path = re.sub(r"\{(\w+)\}", r"<\1>", path)
-
-    def register(handler: Handler) -> Handler:
-        @functools.wraps(handler)
-        def with_decoded_parameters(**matched: str) -> Any:
-            return handler(**decoded_path_parameters(matched))
-
-        app.route(resolver_path, method=method)(with_decoded_parameters)
-        return handler
-
-    return register
-
-
-def decoded_path_parameters(matched: dict[str, str]) -> dict[str, str]:
-    """The route's path parameters as API Gateway decoded them (`pathParameters`).
-
-    The resolver matches its routes against the event's `path`, which API Gateway passes on
-    percent-encoded as the client sent it, so what it matched is still encoded: `google%3A123`
-    where `encodeURIComponent` sent the id `google:123`. An event without the decoded value
-    (one not from API Gateway) gets the matched segment decoded the same way.
-    """
-    decoded = app.current_event.path_parameters
-    return {name: decoded.get(name, unquote(value)) for name, value in matched.items()}
+ROUTES: rest.RouteMethods = {}
+route = rest.routing(app, ROUTES)
 
 
 @route("GET", "/v1/ladders")
@@ -86,11 +49,7 @@ def submit_game(ladder: str) -> Response[JsonObject]:
     with telemetry.counting_retries(metrics, service):
         submitted = service.submit_game(ladder, game)
     telemetry.count_game(metrics, submitted)
-    return Response(
-        status_code=201 if submitted.created else 200,
-        content_type=content_types.APPLICATION_JSON,
-        body=submitted.result,
-    )
+    return rest.json_response(201 if submitted.created else 200, submitted.result)
 
 
 @route("POST", "/v1/ladders/{ladder}/preview")
@@ -139,10 +98,7 @@ def link_identity() -> JsonObject:
 
 def request_body() -> Any:
     """The JSON value of the body, as sent (the use case checks it); a body is required."""
-    value = app.current_event.json_body  # payloads.parse_json: InvalidInput if not JSON
-    if value is None:  # no body, an empty one, or JSON null
-        raise InvalidInput("body", "a JSON body is required")
-    return value
+    return payloads.required(app.current_event.json_body)  # payloads.parse_json parses it
 
 
 def page_parameters() -> tuple[str | None, str | None]:
@@ -156,50 +112,13 @@ def page_parameters() -> tuple[str | None, str | None]:
 
 @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
 def answer_error(error: Exception) -> Response[JsonObject]:
-    problem = problem_for(error)
-    if problem.disposition is Disposition.BUG:
-        # Not the caller: log it with the request id (the correlation id) and say so.
-        logger.exception("unexpected error")
-        request_id = app.current_event.request_context.request_id
-        problem = problem._replace(message=f"{problem.message}; request id {request_id}")
-    elif problem.disposition is Disposition.RETRY_LATER:
-        logger.warning("retry later", extra={"reason": problem.code, "error": repr(error)})
-    return problem_response(problem)
+    return rest.error_response(error, logger, app.current_event)
 
 
 @app.not_found
 def unknown_route(error: NotFoundError) -> Response[JsonObject]:
-    event = app.current_event
-    allowed = methods_of(event.path)
-    if allowed:
-        message = f"{event.http_method} is not allowed on {event.path}; allowed: {allowed}"
-        return problem_response(refused("method_not_allowed", message, 405), {"Allow": allowed})
-    message = f"no route {event.http_method} {event.path}; the API's routes start with /v1"
-    return problem_response(Problem(404, "not_found", message, Disposition.NOT_FOUND))
-
-
-def methods_of(path: str) -> str:
-    """The methods of the route `path` is on (the Moderation function's included), as an
-    Allow header; empty for no route."""
-    methods: set[str] = set()
-    for template, route_methods in [*ROUTES.items(), *MODERATION_ROUTES.items()]:
-        if re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", template), path):  # ids have no "/"
-            methods |= route_methods
-    return ", ".join(sorted(methods))
-
-
-def problem_response(
-    problem: Problem, headers: dict[str, str] | None = None
-) -> Response[JsonObject]:
-    sent = dict(headers or {})
-    if problem.retryable:
-        sent["Retry-After"] = "1"
-    return Response(
-        status_code=problem.status,
-        content_type=content_types.APPLICATION_JSON,
-        body=problem.body(),
-        headers=sent or None,
-    )
+    # The Moderation function's routes are on this API too: their other methods are 405 here.
+    return rest.no_route_response(app.current_event, [*ROUTES.items(), *MODERATION_ROUTES.items()])
 
 
 # Entry point ----------------------------------------------------------------------------
@@ -216,11 +135,6 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     refused = payloads.refuse_request_body(event)  # before anything parses a body
     if refused is not None:
         logger.info("body refused", extra={"reason": refused.code, "status": refused.status})
-        return {
-            "statusCode": refused.status,
-            "headers": {"Content-Type": content_types.APPLICATION_JSON},
-            "body": payloads.json_text(refused.body()),
-            "isBase64Encoded": False,
-        }
+        return rest.refused_body_response(refused)
     with deadline.invocation(context):
         return app.resolve(event, context)

@@ -13,9 +13,7 @@ startup.pause_collector()  # before the imports below: see ratings.lambda_suppor
 
 # isort: split
 
-import re
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from aws_lambda_powertools import Logger
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
@@ -24,27 +22,16 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import payloads
-from ratings.lambda_support.problems import Problem, problem_for, refused
-from ratings.lambda_support.rest import json_response, problem_response
+from ratings.lambda_support import payloads, rest
+from ratings.lambda_support.rest import JsonObject, json_response
 from ratings.lambda_support.routes import MODERATION_ROUTES
-from ratings.service.errors import Disposition
 
 logger = Logger()
 app = APIGatewayRestResolver(json_body_deserializer=payloads.parse_json)
 
-JsonObject = dict[str, Any]
-Handler = TypeVar("Handler", bound=Callable[..., Any])
 #: Each route's path, as API Gateway declares it, and the methods served here.
-ROUTES: dict[str, set[str]] = {}
-
-
-def route(method: str, path: str) -> Callable[[Handler], Handler]:
-    ROUTES.setdefault(path, set()).add(method)
-    register: Callable[[Handler], Handler] = app.route(
-        re.sub(r"\{(\w+)\}", r"<\1>", path), method=method
-    )
-    return register
+ROUTES: rest.RouteMethods = {}
+route = rest.routing(app, ROUTES)
 
 
 @route("POST", "/v1/players/{player_id}/erasure")
@@ -84,27 +71,13 @@ def request_body() -> Any:
 
 @app.exception_handler(Exception)  # type: ignore[untyped-decorator]
 def answer_error(error: Exception) -> Response[JsonObject]:
-    problem = problem_for(error)
-    if problem.disposition is Disposition.BUG:
-        logger.exception("unexpected error")
-        request_id = app.current_event.request_context.request_id
-        problem = problem._replace(message=f"{problem.message}; request id {request_id}")
-    elif problem.disposition is Disposition.RETRY_LATER:
-        logger.warning("retry later", extra={"reason": problem.code, "error": repr(error)})
-    return problem_response(problem)
+    return rest.error_response(error, logger, app.current_event)
 
 
 @app.not_found
 def unknown_route(error: NotFoundError) -> Response[JsonObject]:
     # API Gateway sends only MODERATION_ROUTES' methods here; anything else is a wiring slip.
-    event = app.current_event
-    for template, methods in MODERATION_ROUTES.items():
-        if re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", template), event.path):
-            allowed = ", ".join(sorted(methods))
-            message = f"{event.http_method} is not allowed on {event.path}; allowed: {allowed}"
-            return problem_response(refused("method_not_allowed", message, 405), {"Allow": allowed})
-    message = f"no route {event.http_method} {event.path}; the API's routes start with /v1"
-    return problem_response(Problem(404, "not_found", message, Disposition.NOT_FOUND))
+    return rest.no_route_response(app.current_event, MODERATION_ROUTES.items())
 
 
 # Entry point ----------------------------------------------------------------------------
@@ -115,12 +88,7 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    refused_body = payloads.refuse_request_body(event)  # before anything parses a body
-    if refused_body is not None:
-        return {
-            "statusCode": refused_body.status,
-            "headers": {"Content-Type": "application/json"},
-            "body": payloads.json_text(refused_body.body()),
-            "isBase64Encoded": False,
-        }
+    refused = payloads.refuse_request_body(event)  # before anything parses a body
+    if refused is not None:
+        return rest.refused_body_response(refused)
     return app.resolve(event, context)

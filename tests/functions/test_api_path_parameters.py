@@ -101,3 +101,16 @@ def test_every_route_with_path_parameters_answers_for_the_decoded_values(api: Ap
             assert "x:1" in {player["id"] for player in reply.body["players"]}
         checked.append(template)
     assert len(checked) >= 6, checked
+
+
+def test_the_moderation_routes_answer_for_the_decoded_ids(moderation: Api) -> None:
+    """The Moderation function takes its parameters decoded too: erasing `google%3A123`
+    erases `google:123`, never a player of that literal name."""
+    erasure = moderation("POST", f"/v1/players/{SENT}/erasure")
+    status = moderation("GET", f"/v1/players/{ACCOUNT}/erasure")
+    sanction = moderation("GET", f"/v1/ladders/backgammon/sanctions/{quote('s:1', safe='')}")
+
+    assert (erasure.status, erasure.body["player_id"]) == (200, ACCOUNT)
+    assert (status.status, status.body) == (200, erasure.body)
+    assert sanction.status == 404
+    assert "'s:1'" in sanction.error["message"], sanction.body
