@@ -37,9 +37,7 @@ from botocore.model import OperationModel
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
-from ratings.service.ports import JobQueue
 from ratings.service.retries import Retrier
-from ratings.service.stored import JobMessage
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.layout import (
     RatingsItem,
@@ -53,6 +51,7 @@ from ratings.storage.dynamodb.layout import (
 from ratings.storage.memory import InMemoryStorage
 from ratings_local.dynamodb_local import VERSION
 
+from ._moderation import moderating_service
 from .engine_capacity import engine_endpoint, new_table
 from .requests_per_game import NOW, item_size, moto_version
 
@@ -60,14 +59,6 @@ VICTIM = "victim-0001"
 OPPONENTS = [f"opp-{index:02d}" for index in range(20)]
 LADDER = "backgammon"
 ENGINES = ("moto", "dynamodb_local")
-
-
-class ListQueue(JobQueue):
-    def __init__(self) -> None:
-        self.sent: list[JobMessage] = []
-
-    def send(self, message: JobMessage) -> None:
-        self.sent.append(message)
 
 
 @dataclass
@@ -201,14 +192,7 @@ def copy_into(memory: InMemoryStorage, storage: DynamoStorage) -> int:
 def erase(
     storage: DynamoStorage, invocation: Callable[[], Callable[[], float]]
 ) -> tuple[Meter, float, int]:
-    queue = ListQueue()
-    service = RatingService(
-        storage,
-        DEFAULT_LADDERS,
-        clock=lambda: NOW,
-        job_queue=queue,
-        retrier=Retrier(sleep=lambda _: None),
-    )
+    service, queue = moderating_service(storage)
     meter = Meter()
     meter.attach(storage.connection.client)
     started = time.perf_counter()

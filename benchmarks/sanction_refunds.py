@@ -25,31 +25,17 @@ from datetime import timedelta
 
 from moto.dynamodb.models import DynamoDBBackend
 
-from ratings.rules import DEFAULT_LADDERS
-from ratings.service.facade import RatingService
 from ratings.service.jobs import JobRun
-from ratings.service.ports import JobQueue
-from ratings.service.retries import Retrier
-from ratings.service.stored import JobMessage
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local.aws import transact_write_items
 from ratings_local.dynamodb_local import VERSION
 
+from ._moderation import moderating_service
 from .engine_capacity import Meter, engine_endpoint, new_table
 from .requests_per_game import NOW, moto_version
 
 LABELS = {"dynamodb_local": f"DynamoDB Local {VERSION}", "moto": "moto"}
 WRITES = ("TransactWriteItems", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem")
-
-
-class KeptQueue(JobQueue):
-    """The jobs queue as the benchmark needs it: messages kept, the runner fed by hand."""
-
-    def __init__(self) -> None:
-        self.sent: list[JobMessage] = []
-
-    def send(self, message: JobMessage) -> None:
-        self.sent.append(message)
 
 
 @dataclass
@@ -109,14 +95,7 @@ def local_transactions(engine: str) -> Iterator[None]:
 def measure(engine: str, games: int) -> Figures:
     with engine_endpoint(engine) as endpoint, local_transactions(engine):
         storage = DynamoStorage(new_table(endpoint, "bench-sanction"), endpoint_url=endpoint)
-        queue = KeptQueue()
-        service = RatingService(
-            storage,
-            DEFAULT_LADDERS,
-            clock=lambda: NOW,
-            job_queue=queue,
-            retrier=Retrier(sleep=lambda _: None),
-        )
+        service, queue = moderating_service(storage)
         start, step = NOW - timedelta(days=6), timedelta(days=6) / games
         for number in range(games):  # not measured: the cheater's games
             game = {
