@@ -2,28 +2,17 @@
 under the moderation key (the local stand-in for the deployed SigV4 credential), their other
 methods answered 405 by the game Api."""
 
-from collections.abc import Iterator
-
 import pytest
 from support.games import unique
-from support.http import Client
-from support.stack import ENGINES, running_stack
+from support.http import API_KEY, MODERATION_KEY, Client
+from support.stack import keyed_stack
 
 from ratings_local.stack import LocalStack
 
 pytestmark = pytest.mark.xdist_group("local_stack")
 
-API_KEY = "game-key"
-MODERATION_KEY = "moderation-key"
+__all__ = ["keyed_stack"]  # the module's `stack`: both keys, on each engine
 SIGNED = {"x-moderation-key": MODERATION_KEY}
-
-
-@pytest.fixture(scope="module", params=ENGINES)
-def stack(request: pytest.FixtureRequest) -> Iterator[LocalStack]:
-    with running_stack(
-        api_key=API_KEY, moderation_key=MODERATION_KEY, dynamodb_local=request.param
-    ) as local:
-        yield local
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 
 #: Statuses after which a real client sends the same body again.
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
-#: The API key a stack of the hostile tests is started with (the local gateway checks it).
+#: The API key a keyed stack (`support.stack.keyed_stack`) is started with: the local gateway
+#: checks it.
 API_KEY = "hostile-test-key"
 #: The moderation key the same stacks are started with (the moderation routes require it).
 MODERATION_KEY = "hostile-moderation-key"

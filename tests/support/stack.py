@@ -12,7 +12,7 @@ module can go to two workers.
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import boto3
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, settings
 # The plugin's, which a game backend's tests use too: the test directories start theirs with it.
 from ratings_local.pytest_plugin import running_stack as running_stack
 from ratings_local.stack import LocalStack
-from support.http import Client
+from support.http import API_KEY, MODERATION_KEY, Client
 
 #: The engines a stack's table can run on, as fixture parameters: moto, and Amazon's DynamoDB
 #: Local (started by the stack; `make setup-dynamodb-local` installs it).
@@ -75,8 +75,18 @@ def wait_for(condition: Callable[[], Any], timeout: float = 60.0, what: str = ""
         time.sleep(0.2)
 
 
-# Fixtures of the directories that start a stack per module (each defines its `stack`);
-# a conftest imports them by name.
+# Fixtures of the directories that start a stack per module (each defines its `stack`, or
+# imports `keyed_stack`); a conftest or a module imports them by name.
+
+
+@pytest.fixture(scope="module", params=ENGINES, name="stack")
+def keyed_stack(request: pytest.FixtureRequest) -> Iterator[LocalStack]:
+    """The module's stack, once per engine, started with support.http's API key and
+    moderation key."""
+    with running_stack(
+        api_key=API_KEY, moderation_key=MODERATION_KEY, dynamodb_local=request.param
+    ) as local:
+        yield local
 
 
 @pytest.fixture(scope="module")
