@@ -23,18 +23,8 @@ OPPONENTS = [f"opp-{n}" for n in range(1, 7)]
 
 
 @pytest.fixture
-def queue() -> RecordingJobQueue:
-    return RecordingJobQueue()
-
-
-@pytest.fixture
-def clock() -> FixedClock:
-    return FixedClock()
-
-
-@pytest.fixture
-def erasing(any_storage: Storage, queue: RecordingJobQueue, clock: FixedClock) -> RatingService:
-    return erasing_service(any_storage, clock, queue)
+def erasing(any_storage: Storage, job_queue: RecordingJobQueue, clock: FixedClock) -> RatingService:
+    return erasing_service(any_storage, clock, job_queue)
 
 
 def at(hours: int) -> Any:
@@ -92,7 +82,7 @@ def snapshot(service: RatingService, ids: dict[str, list[str]]) -> dict[str, Any
 
 
 def test_an_erasure_leaves_nothing_that_names_the_player_or_their_linked_id(
-    any_storage: Storage, erasing: RatingService, queue: RecordingJobQueue
+    any_storage: Storage, erasing: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     play_everything(erasing)
     assert mentions(any_storage, VICTIM)
@@ -100,22 +90,22 @@ def test_an_erasure_leaves_nothing_that_names_the_player_or_their_linked_id(
 
     requested = erasing.request_erasure(VICTIM)
     assert requested["status"] == "pending"
-    work_jobs(erasing, queue)
+    work_jobs(erasing, job_queue)
     status = erasing.get_erasure(VICTIM)
 
     assert status["status"] == "done"
     assert status["completed_at"] >= status["requested_at"]
     assert mentions(any_storage, VICTIM, ANON) == []
-    assert queue.sent == []
+    assert job_queue.sent == []
 
 
 def test_nobody_else_changes_but_for_the_pseudonyms(
-    erasing: RatingService, queue: RecordingJobQueue
+    erasing: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     ids = play_everything(erasing)
     before = snapshot(erasing, ids)
 
-    erase(erasing, queue, VICTIM)
+    erase(erasing, job_queue, VICTIM)
     after = snapshot(erasing, ids)
 
     game_3 = after["backgammon/game/g-3"]
@@ -146,11 +136,11 @@ def replaced(value: Any, names: dict[str, str]) -> Any:
 
 
 def test_the_erased_player_reads_as_never_seen_on_every_ladder(
-    erasing: RatingService, queue: RecordingJobQueue
+    erasing: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     play_everything(erasing)
 
-    erase(erasing, queue, VICTIM)
+    erase(erasing, job_queue, VICTIM)
 
     for ladder in ("backgammon", "sedma", "classic"):
         for erased in (VICTIM, ANON):
@@ -164,14 +154,14 @@ def test_the_erased_player_reads_as_never_seen_on_every_ladder(
 
 
 def test_a_retry_of_an_old_game_is_answered_from_the_stored_game_and_never_rates_again(
-    any_storage: Storage, erasing: RatingService, queue: RecordingJobQueue
+    any_storage: Storage, erasing: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     body = game("g-old", VICTIM, "opp-1", played_at=NOW - 10 * DAY)
     first = erasing.submit_game("backgammon", body)
 
     erasing.request_erasure(VICTIM)
     pending_retry = erasing.submit_game("backgammon", body)  # while the erasure is pending
-    work_jobs(erasing, queue)
+    work_jobs(erasing, job_queue)
     retried = erasing.submit_game("backgammon", body)
 
     assert (pending_retry.created, pending_retry.result) == (False, first.result)
@@ -184,11 +174,11 @@ def test_a_retry_of_an_old_game_is_answered_from_the_stored_game_and_never_rates
 
 
 def test_a_new_game_with_the_player_waits_while_the_erasure_runs(
-    any_storage: Storage, erasing: RatingService, queue: RecordingJobQueue
+    any_storage: Storage, erasing: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     erasing.submit_game("backgammon", game("g-1", VICTIM, "opp-1", played_at=NOW - HOUR))
     erasing.request_erasure(VICTIM)
-    (message,) = queue.take()
+    (message,) = job_queue.take()
     # One step (the mark), then the invocation runs out of time.
     erasing.run_job({"job": message.kind, "job_id": message.job_id}, Countdown(16, per_call=1))
 
@@ -199,7 +189,7 @@ def test_a_new_game_with_the_player_waits_while_the_erasure_runs(
         erasing.link_identity({"anonymous_id": "anon-late", "account_id": VICTIM})
     with pytest.raises(PlayerErasing):
         erasing.award_podium(podium("t-late", "opp-1", VICTIM, finished_at=NOW - MINUTE))
-    work_jobs(erasing, queue)
+    work_jobs(erasing, job_queue)
 
     assert mentions(any_storage, VICTIM) == []
     after = erasing.submit_game("backgammon", game("g-new", "opp-1", VICTIM, played_at=NOW))
@@ -212,7 +202,7 @@ def test_a_new_game_with_the_player_waits_while_the_erasure_runs(
 
 
 def test_a_link_requested_before_the_work_starts_is_refused_until_done(
-    erasing: RatingService, queue: RecordingJobQueue
+    erasing: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     erasing.submit_game("backgammon", game("g-1", VICTIM, "opp-1", played_at=NOW - HOUR))
     erasing.request_erasure(VICTIM)  # queued, nothing marked yet
@@ -221,7 +211,7 @@ def test_a_link_requested_before_the_work_starts_is_refused_until_done(
         erasing.link_identity({"anonymous_id": VICTIM, "account_id": "acct-9"})
     with pytest.raises(PlayerErasing):
         erasing.link_identity({"anonymous_id": "anon-9", "account_id": VICTIM})
-    work_jobs(erasing, queue)
+    work_jobs(erasing, job_queue)
     linked = erasing.link_identity({"anonymous_id": "anon-9", "account_id": VICTIM})
     assert linked["ladders"][0]["kept"] == "account"
 
@@ -229,7 +219,7 @@ def test_a_link_requested_before_the_work_starts_is_refused_until_done(
 def test_an_interrupted_erasure_of_300_games_resumes_and_rewrites_each_game_once(
     any_storage: Storage,
     erasing: RatingService,
-    queue: RecordingJobQueue,
+    job_queue: RecordingJobQueue,
     request: pytest.FixtureRequest,
 ) -> None:
     # moto copies the whole table for every transaction: 300 games there take minutes, so
@@ -252,10 +242,10 @@ def test_an_interrupted_erasure_of_300_games_resumes_and_rewrites_each_game_once
     any_storage.erasures.pseudonymize = crashing  # type: ignore[method-assign]
     erasing.request_erasure(VICTIM)
     crashes = 0
-    while queue.sent:
+    while job_queue.sent:
         try:
             # 20 s left, falling a second a step: four or five steps an invocation.
-            work_jobs(erasing, queue, seconds=lambda: Countdown(20, per_call=1))
+            work_jobs(erasing, job_queue, seconds=lambda: Countdown(20, per_call=1))
         except RuntimeError:
             crashes += 1
             erasing.request_erasure(VICTIM)  # SQS would deliver the message again
@@ -275,7 +265,7 @@ def test_an_interrupted_erasure_of_300_games_resumes_and_rewrites_each_game_once
 
 
 def test_two_players_of_the_same_games_erased_at_once_both_get_pseudonyms(
-    any_storage: Storage, erasing: RatingService, queue: RecordingJobQueue
+    any_storage: Storage, erasing: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     for index in range(30):
         played = NOW - DAY + index * MINUTE
@@ -283,7 +273,7 @@ def test_two_players_of_the_same_games_erased_at_once_both_get_pseudonyms(
     erasing.request_erasure(VICTIM)
     erasing.request_erasure("rival-z2")
     # The two jobs step in turns: each page of one rewrites records the other reads.
-    work_jobs(erasing, queue, seconds=lambda: Countdown(16, per_call=1))
+    work_jobs(erasing, job_queue, seconds=lambda: Countdown(16, per_call=1))
 
     assert mentions(any_storage, VICTIM, "rival-z2") == []
     for index in range(30):
@@ -294,27 +284,27 @@ def test_two_players_of_the_same_games_erased_at_once_both_get_pseudonyms(
 
 
 def test_an_id_with_nothing_stored_is_done_at_once(
-    any_storage: Storage, erasing: RatingService, queue: RecordingJobQueue
+    any_storage: Storage, erasing: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     status = erasing.request_erasure("ghost-p1")
 
     assert status["status"] == "done"
     assert erasing.request_erasure("ghost-p1") == status  # asked again: the same answer
-    assert queue.sent == []
+    assert job_queue.sent == []
     assert mentions(any_storage, "ghost-p1") == []
 
 
 def test_an_id_that_started_afresh_is_erased_again(
-    any_storage: Storage, erasing: RatingService, queue: RecordingJobQueue, clock: FixedClock
+    any_storage: Storage, erasing: RatingService, job_queue: RecordingJobQueue, clock: FixedClock
 ) -> None:
     erasing.submit_game("backgammon", game("g-1", VICTIM, "opp-1", played_at=NOW - HOUR))
-    first = erase(erasing, queue, VICTIM)
+    first = erase(erasing, job_queue, VICTIM)
     assert erasing.request_erasure(VICTIM) == first  # a retry: nothing new stored, done
 
     erasing.submit_game("backgammon", game("g-2", VICTIM, "opp-1", played_at=NOW - MINUTE))
     again = erasing.request_erasure(VICTIM)
     assert again["status"] == "pending"
-    work_jobs(erasing, queue)
+    work_jobs(erasing, job_queue)
 
     assert erasing.get_erasure(VICTIM)["status"] == "done"
     assert mentions(any_storage, VICTIM) == []
@@ -332,12 +322,12 @@ def interleaving(request: pytest.FixtureRequest, table_name: str) -> Iterator[St
 
 @pytest.mark.parametrize("kind", ["ranked", "unranked", "unpaid podium"])
 def test_a_write_that_read_before_the_mark_cannot_land_after_it(
-    interleaving: Storage, queue: RecordingJobQueue, clock: FixedClock, kind: str
+    interleaving: Storage, job_queue: RecordingJobQueue, clock: FixedClock, kind: str
 ) -> None:
-    service = erasing_service(interleaving, clock, queue)
+    service = erasing_service(interleaving, clock, job_queue)
     service.submit_game("backgammon", game("g-1", VICTIM, "opp-1", played_at=NOW - HOUR))
     service.request_erasure(VICTIM)
-    (message,) = queue.take()
+    (message,) = job_queue.take()
 
     def mark_meanwhile() -> None:  # the worker's first step, between the reads and the commit
         body = {"job": message.kind, "job_id": message.job_id}
@@ -355,6 +345,6 @@ def test_a_write_that_read_before_the_mark_cannot_land_after_it(
     interleaving.before_commit = mark_meanwhile  # type: ignore[attr-defined]
     with pytest.raises(PlayerErasing):
         write()
-    work_jobs(service, queue)
+    work_jobs(service, job_queue)
 
     assert mentions(interleaving, VICTIM) == []

@@ -19,13 +19,8 @@ VICTIM = "prey-w4"
 
 
 @pytest.fixture
-def queue() -> RecordingJobQueue:
-    return RecordingJobQueue()
-
-
-@pytest.fixture
-def service(any_storage: Storage, queue: RecordingJobQueue) -> RatingService:
-    return erasing_service(any_storage, FixedClock(), queue)
+def service(any_storage: Storage, job_queue: RecordingJobQueue) -> RatingService:
+    return erasing_service(any_storage, FixedClock(), job_queue)
 
 
 def cheat(service: RatingService) -> None:
@@ -33,15 +28,20 @@ def cheat(service: RatingService) -> None:
     service.submit_game(LADDER, game("g-2", CHEATER, "bystander", played_at=NOW - HOUR))
 
 
-def test_an_erased_victims_refund_keeps_its_points_under_a_pseudonym(
-    any_storage: Storage, service: RatingService, queue: RecordingJobQueue
-) -> None:
+def cheat_and_be_sanctioned(service: RatingService, job_queue: RecordingJobQueue) -> None:
+    """The cheater's games, then their sanction, its refunds paid."""
     cheat(service)
     service.sanction_player(LADDER, sanction(player_id=CHEATER))
-    work_jobs(service, queue)
+    work_jobs(service, job_queue)
+
+
+def test_an_erased_victims_refund_keeps_its_points_under_a_pseudonym(
+    any_storage: Storage, service: RatingService, job_queue: RecordingJobQueue
+) -> None:
+    cheat_and_be_sanctioned(service, job_queue)
 
     service.request_erasure(VICTIM)
-    work_jobs(service, queue)
+    work_jobs(service, job_queue)
 
     assert service.get_erasure(VICTIM)["status"] == "done"
     assert mentions(any_storage, VICTIM) == []
@@ -53,15 +53,13 @@ def test_an_erased_victims_refund_keeps_its_points_under_a_pseudonym(
 
 
 def test_an_erased_cheaters_sanction_keeps_its_refunds_under_a_pseudonym(
-    any_storage: Storage, service: RatingService, queue: RecordingJobQueue
+    any_storage: Storage, service: RatingService, job_queue: RecordingJobQueue
 ) -> None:
-    cheat(service)
-    service.sanction_player(LADDER, sanction(player_id=CHEATER))
-    work_jobs(service, queue)
+    cheat_and_be_sanctioned(service, job_queue)
     before = service.get_sanction(LADDER, "s-1")
 
     service.request_erasure(CHEATER)
-    work_jobs(service, queue)
+    work_jobs(service, job_queue)
 
     assert service.get_erasure(CHEATER)["status"] == "done"
     assert mentions(any_storage, CHEATER) == []
@@ -72,21 +70,21 @@ def test_an_erased_cheaters_sanction_keeps_its_refunds_under_a_pseudonym(
 
 
 def test_an_erasure_of_a_cheater_whose_refunds_are_pending_waits_for_them(
-    any_storage: Storage, service: RatingService, queue: RecordingJobQueue
+    any_storage: Storage, service: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     cheat(service)
     service.sanction_player(LADDER, sanction(player_id=CHEATER))
-    refunds = queue.take()  # the refunds' message is held back for now
+    refunds = job_queue.take()  # the refunds' message is held back for now
     service.request_erasure(CHEATER)
 
     with pytest.raises(RetryLater):
-        work_jobs(service, queue)
+        work_jobs(service, job_queue)
     assert service.get_erasure(CHEATER)["status"] == "pending"
     for message in refunds:
-        queue.send(message)
-    work_jobs(service, queue)  # the refunds
+        job_queue.send(message)
+    work_jobs(service, job_queue)  # the refunds
     service.request_erasure(CHEATER)  # as SQS would deliver the erasure's message again
-    work_jobs(service, queue)
+    work_jobs(service, job_queue)
 
     assert service.get_erasure(CHEATER)["status"] == "done"
     assert len(service.get_sanction(LADDER, "s-1")["refunds"]) == 2
@@ -94,18 +92,18 @@ def test_an_erasure_of_a_cheater_whose_refunds_are_pending_waits_for_them(
 
 
 def test_a_victim_being_erased_is_not_paid_and_a_player_being_erased_is_not_sanctioned(
-    service: RatingService, queue: RecordingJobQueue
+    service: RatingService, job_queue: RecordingJobQueue
 ) -> None:
     cheat(service)
     service.request_erasure(VICTIM)
-    erasure = queue.take()
+    erasure = job_queue.take()
     # One step in time (16 s left, 15 kept in reserve): the erasure marks the victim; its
     # continuation is held back.
     body = {"job": erasure[0].kind, "job_id": erasure[0].job_id}
     assert service.run_job(body, Countdown(16, per_call=2)).continued
-    assert [m.kind for m in queue.take()] == ["erasure"]
+    assert [m.kind for m in job_queue.take()] == ["erasure"]
     service.sanction_player(LADDER, sanction(player_id=CHEATER))
-    work_jobs(service, queue)
+    work_jobs(service, job_queue)
     with pytest.raises(PlayerErasing):
         service.sanction_player(LADDER, sanction("s-2", VICTIM))
 

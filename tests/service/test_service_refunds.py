@@ -3,13 +3,12 @@
 runs at the same time, for a cheater of any size."""
 
 import json
-import threading
 from datetime import timedelta
 
 import pytest
 from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game, ts
 from support.jobs import Countdown, RecordingJobQueue
-from support.sanctions import refunds_of, sanction, sanction_and_refund
+from support.sanctions import refund_while_victims_play, refunds_of, sanction, sanction_and_refund
 
 from ratings.service.errors import RetryLater
 from ratings.service.facade import RatingService
@@ -379,24 +378,8 @@ def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
         )
     service.sanction_player(LADDER, sanction())
     service.pay_refunds.games_per_step = 4
-    errors: list[BaseException] = []
 
-    def keep_playing(victim: str) -> None:
-        try:
-            for number in range(10):
-                service.submit_game(
-                    LADDER,
-                    game(f"{victim}-p{number}", victim, f"{victim}-rival", played_at=NOW - MINUTE),
-                )
-        except BaseException as error:  # reported below: a thread cannot fail the test
-            errors.append(error)
-
-    players = [threading.Thread(target=keep_playing, args=(v,)) for v in victims]
-    for thread in players:
-        thread.start()
-    service.pay_refunds.run(LADDER, "s-1")
-    for thread in players:
-        thread.join()
+    errors = refund_while_victims_play(service, victims, games_each=10)
 
     assert errors == []
     answer = service.get_sanction(LADDER, "s-1")

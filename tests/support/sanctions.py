@@ -1,9 +1,12 @@
-"""The bodies of sanctions, and a way to run a sanction's refunds to the end, for every test
-layer."""
+"""The bodies of sanctions, and ways to run a sanction's refunds to the end (alone, or while
+its victims go on playing), for every test layer."""
 
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 from ratings.service.facade import RatingService
+from support.games import MINUTE, NOW, game
 
 
 def sanction(sanction_id: str = "s-1", player_id: str = "mallory", **extra: Any) -> dict[str, Any]:
@@ -19,6 +22,33 @@ def sanction_and_refund(
     service.pay_refunds.run(ladder, body["sanction_id"])
     answer: dict[str, Any] = service.get_sanction(ladder, body["sanction_id"])
     return answer
+
+
+def refund_while_victims_play(
+    service: RatingService, victims: Sequence[str], games_each: int, ladder: str = "backgammon"
+) -> list[BaseException]:
+    """Run the refunds of sanction s-1 to the end while each victim plays `games_each` more
+    games (against a rival of their own, on a thread of their own); what the threads raised,
+    since a thread cannot fail the test."""
+    errors: list[BaseException] = []
+
+    def keep_playing(victim: str) -> None:
+        try:
+            for number in range(games_each):
+                body = game(
+                    f"{victim}-p{number}", victim, f"{victim}-rival", played_at=NOW - MINUTE
+                )
+                service.submit_game(ladder, body)
+        except BaseException as error:  # reported to the test
+            errors.append(error)
+
+    threads = [threading.Thread(target=keep_playing, args=(victim,)) for victim in victims]
+    for thread in threads:
+        thread.start()
+    service.pay_refunds.run(ladder, "s-1")
+    for thread in threads:
+        thread.join()
+    return errors
 
 
 def refunds_of(answer: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:

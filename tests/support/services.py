@@ -1,9 +1,11 @@
-"""The service as production builds it, over any storage, with the test's clock; and the
-fixtures that give a test one."""
+"""The service as production builds it, over any storage, with the test's clock; the
+fixtures that give a test one; and the contract check that a scenario of use cases answers
+alike on a storage and on the in-memory fake."""
 
 import random
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 import pytest
 
@@ -11,6 +13,7 @@ from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.ports import JobQueue, Storage
 from ratings.service.retries import Retrier
+from ratings.storage.memory import InMemoryStorage
 from support.games import FixedClock
 from support.jobs import RecordingJobQueue
 
@@ -28,6 +31,22 @@ def rating_service(
         retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
         job_queue=RecordingJobQueue() if job_queue is None else job_queue,
     )
+
+
+def answers_alike(
+    scenario: Callable[[Storage], dict[str, Any]], storage: Storage
+) -> dict[str, Any]:
+    """`scenario`'s answers (by label) on `storage`, once they are found to be every one the
+    in-memory fake gives: the test then checks a few of them absolutely, so that the
+    comparison is not between two wrong answers."""
+    reference = scenario(InMemoryStorage())
+
+    answers = scenario(storage)
+
+    assert answers.keys() == reference.keys()
+    for label in reference:
+        assert answers[label] == reference[label], label
+    return answers
 
 
 # Fixtures of the layers that run the service over a storage (each conftest defines `storage`
