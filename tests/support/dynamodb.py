@@ -3,15 +3,13 @@ that lets a concurrent writer in between a use case's reads and its commit, and 
 the table (to see what is physically stored, expired items included)."""
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from botocore.client import BaseClient
 from botocore.model import OperationModel
 
-from ratings.service.stored import Events, Link, Players, StoredGame, StoredTournament
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.table import BoundTable
 from ratings.storage.dynamodb.writes import DynamoWrites
@@ -98,32 +96,19 @@ class InterleavingWrites(DynamoWrites):
         super().__init__(table)
         self._interleave = interleave
 
-    def commit_game(
-        self,
-        game: StoredGame,
-        players: Players,
-        events: Events,
-        unchanged: Players = (),
-        *,
-        now: datetime | None = None,
-    ) -> None:
-        self._interleave()
-        super().commit_game(game, players, events, unchanged, now=now)
+    # Each commit as the adapter's, with the same arguments, once the hook has run.
 
-    def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        players: Players,
-        events: Events,
-        unchanged: Players = (),
-        podium_ids: Sequence[str] = (),
-    ) -> None:
+    def commit_game(self, *args: Any, **kwargs: Any) -> None:
         self._interleave()
-        super().commit_tournament(tournament, players, events, unchanged, podium_ids)
+        super().commit_game(*args, **kwargs)
 
-    def commit_link(self, link: Link, players: Players) -> None:
+    def commit_tournament(self, *args: Any, **kwargs: Any) -> None:
         self._interleave()
-        super().commit_link(link, players)
+        super().commit_tournament(*args, **kwargs)
+
+    def commit_link(self, *args: Any, **kwargs: Any) -> None:
+        self._interleave()
+        super().commit_link(*args, **kwargs)
 
 
 def raw_items(storage: DynamoStorage, pk: str) -> list[dict[str, Any]]:

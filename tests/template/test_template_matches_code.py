@@ -125,22 +125,31 @@ def test_every_variable_the_code_reads_is_set(template: dict[str, Any]) -> None:
     assert {"POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE"} <= globals_
 
 
-def test_variables_point_at_the_right_resources(template: dict[str, Any]) -> None:
-    games = environment(template, "GamesQueueFunction")
-    podiums = environment(template, "AwardPodiumsFunction")
+#: The variables of each function that name a resource or a parameter, and what they name.
+NAMED = {
+    "GamesQueueFunction": {
+        "RATINGS_TABLE": "RatingsTable",
+        "RATINGS_GAMES_QUEUE_URL": "GamesQueue",
+        "RATINGS_GAMES_DLQ_URL": "GamesDeadLetterQueue",
+        "RATINGS_LEADERBOARD_SHARDS": "LeaderboardShards",
+        "RATINGS_RETENTION_DAYS": "RetentionDays",
+    },
+    "AwardPodiumsFunction": {
+        "RATINGS_PODIUM_QUEUE_URL": "PodiumQueue",
+        "RATINGS_PODIUM_DLQ_URL": "PodiumDeadLetterQueue",
+    },
+    "ModerationWorkerFunction": {
+        "RATINGS_MODERATION_JOBS_QUEUE_URL": "ModerationJobsQueue",
+        "RATINGS_MODERATION_JOBS_DLQ_URL": "ModerationJobsDeadLetterQueue",
+    },
+    "ModerationFunction": {"RATINGS_MODERATION_JOBS_QUEUE_URL": "ModerationJobsQueue"},
+}
 
-    assert ref(games["RATINGS_TABLE"]) == "RatingsTable"
-    assert ref(games["RATINGS_GAMES_QUEUE_URL"]) == "GamesQueue"
-    assert ref(games["RATINGS_GAMES_DLQ_URL"]) == "GamesDeadLetterQueue"
-    assert ref(podiums["RATINGS_PODIUM_QUEUE_URL"]) == "PodiumQueue"
-    assert ref(podiums["RATINGS_PODIUM_DLQ_URL"]) == "PodiumDeadLetterQueue"
-    worker = environment(template, "ModerationWorkerFunction")
-    moderation = environment(template, "ModerationFunction")
-    assert ref(worker["RATINGS_MODERATION_JOBS_QUEUE_URL"]) == "ModerationJobsQueue"
-    assert ref(worker["RATINGS_MODERATION_JOBS_DLQ_URL"]) == "ModerationJobsDeadLetterQueue"
-    assert ref(moderation["RATINGS_MODERATION_JOBS_QUEUE_URL"]) == "ModerationJobsQueue"
-    assert ref(games["RATINGS_LEADERBOARD_SHARDS"]) == "LeaderboardShards"
-    assert ref(games["RATINGS_RETENTION_DAYS"]) == "RetentionDays"
+
+@pytest.mark.parametrize("function", sorted(NAMED))
+def test_variables_point_at_the_right_resources(template: dict[str, Any], function: str) -> None:
+    variables = environment(template, function)
+    assert {name: ref(variables[name]) for name in NAMED[function]} == NAMED[function]
 
 
 def test_parameter_defaults_are_the_code_defaults(template: dict[str, Any]) -> None:
