@@ -40,6 +40,7 @@ import boto3
 from benchmarks import _lambda_env
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local.aws import EmulatedAws
+from ratings_local.environments import FRESH_HANDLER
 from ratings_local.http_api import proxy_event
 from ratings_local.stack import scheduled_event, sqs_record
 
@@ -81,18 +82,9 @@ started, cpu = time.perf_counter(), time.process_time()
 import importlib.util, json, sys
 prelude = {}
 exec(sys.argv[3], prelude)  # a variant's change, if any (see Variant)
-spec = importlib.util.spec_from_file_location("app", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-
-class Context:
-    function_name = "cold-start"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:cold-start"
-    aws_request_id = "cold-start"
-    def get_remaining_time_in_millis(self):
-        return 60_000
-
+"""
+    + FRESH_HANDLER
+    + """
 handler = prelude.get("wrap", lambda handler: handler)(module.lambda_handler)
 answer = handler(json.loads(sys.argv[2]), Context())
 wall, cpu = time.perf_counter() - started, time.process_time() - cpu

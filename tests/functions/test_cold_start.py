@@ -16,21 +16,10 @@ import pytest
 from support.lambda_events import rest_event, scheduled_event, sqs_event
 from support.template import ROOT
 
-#: What every snippet starts with: the handler module loaded as Lambda loads it, and a context.
-LOAD_HANDLER = """
-import gc, importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("handler", sys.argv[1])
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
+from ratings_local.environments import FRESH_HANDLER
 
-class Context:
-    function_name = "cold-start-test"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:cold-start-test"
-    aws_request_id = "cold-start-test"
-    def get_remaining_time_in_millis(self):
-        return 60_000
-"""
+#: What every snippet starts with: the handler module loaded as Lambda loads it, and a context.
+LOAD_HANDLER = "\nimport gc, importlib.util, json, sys" + FRESH_HANDLER
 BASE_ENV = {
     "PATH": "",
     "POWERTOOLS_SERVICE_NAME": "elo-ratings",
