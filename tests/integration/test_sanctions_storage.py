@@ -10,7 +10,7 @@ import pytest
 from support.dynamodb import RequestCounter, raw_items
 from support.engines import ratings_table, running_engine
 from support.games import DAY, HOUR, MINUTE, MS, NOW, FixedClock, game
-from support.sanctions import refund_while_victims_play, sanction
+from support.sanctions import mallory_beats, refund_while_victims_play, sanction
 from support.services import answers_alike, rating_service
 
 from ratings.rules.refunds import Window
@@ -349,9 +349,7 @@ def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
     # DynamoDB does.
     service = rating_service(amazon_engine, clock)
     victims = [f"v{index}" for index in range(4)]
-    for index, victim in enumerate(victims * 2):
-        at = NOW - HOUR + index * MINUTE
-        service.submit_game(LADDER, game(f"g-{index}", "mallory", victim, played_at=at))
+    mallory_beats(service, victims * 2)
     service.sanction_player(LADDER, sanction())
     service.pay_refunds.games_per_step = 3
 
@@ -372,10 +370,7 @@ def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
 def test_a_step_sends_one_query_two_batch_reads_and_one_transaction_a_refund(
     service: RatingService, storage: DynamoStorage, request_counter: RequestCounter
 ) -> None:
-    for index in range(3):
-        service.submit_game(
-            LADDER, game(f"g-{index}", "mallory", f"v{index}", played_at=NOW - HOUR)
-        )
+    mallory_beats(service, [f"v{index}" for index in range(3)], apart=timedelta(0))
     service.submit_game(LADDER, game("g-won", "v0", "mallory", played_at=NOW - HOUR))
     service.sanction_player(LADDER, sanction())
     job = storage.jobs.get_job("sanction", "backgammon#s-1")

@@ -8,7 +8,13 @@ from datetime import timedelta
 import pytest
 from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game, ts
 from support.jobs import Countdown, RecordingJobQueue
-from support.sanctions import refund_while_victims_play, refunds_of, sanction, sanction_and_refund
+from support.sanctions import (
+    mallory_beats,
+    refund_while_victims_play,
+    refunds_of,
+    sanction,
+    sanction_and_refund,
+)
 
 from ratings.service.errors import RetryLater
 from ratings.service.facade import RatingService
@@ -265,10 +271,7 @@ def test_running_the_refunds_again_pays_nothing_more(
 def test_a_worker_that_dies_midway_through_a_step_resumes_and_pays_nothing_twice(
     service: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
 ) -> None:
-    for index in range(7):
-        service.submit_game(
-            LADDER, game(f"g-{index}", "mallory", f"v{index}", played_at=NOW - HOUR)
-        )
+    mallory_beats(service, [f"v{index}" for index in range(7)], apart=timedelta(0))
     service.sanction_player(LADDER, sanction())
     service.pay_refunds.games_per_step = 5
     die_at_commit(storage, 4)  # the step pays 3 refunds, then its worker stops
@@ -289,9 +292,7 @@ def test_a_worker_that_dies_midway_through_a_step_resumes_and_pays_nothing_twice
 def test_two_workers_on_the_same_job_pay_once_and_the_overtaken_one_stops(
     service: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
 ) -> None:
-    for index in range(4):
-        at = NOW - HOUR + index * MINUTE
-        service.submit_game(LADDER, game(f"g-{index}", "mallory", "alice", played_at=at))
+    mallory_beats(service, ["alice"] * 4)
     service.sanction_player(LADDER, sanction())
     (message,) = job_queue.take()
     body = json.loads(message.body())
@@ -372,10 +373,7 @@ def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
     service: RatingService, clock: FixedClock
 ) -> None:
     victims = [f"v{index}" for index in range(6)]
-    for index, victim in enumerate(victims * 3):
-        service.submit_game(
-            LADDER, game(f"g-{index}", "mallory", victim, played_at=NOW - HOUR + index * MINUTE)
-        )
+    mallory_beats(service, victims * 3)
     service.sanction_player(LADDER, sanction())
     service.pay_refunds.games_per_step = 4
 

@@ -1,17 +1,32 @@
-"""The bodies of sanctions, and ways to run a sanction's refunds to the end (alone, or while
-its victims go on playing), for every test layer."""
+"""The bodies of sanctions, a cheater's games, and ways to run a sanction's refunds to the
+end (alone, or while its victims go on playing), for every test layer."""
 
 import threading
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from ratings.service.facade import RatingService
-from support.games import MINUTE, NOW, game
+from support.games import HOUR, MINUTE, NOW, game
 
 
 def sanction(sanction_id: str = "s-1", player_id: str = "mallory", **extra: Any) -> dict[str, Any]:
     """A sanction's body (reason "cheating"; the default refund_days unless `extra` sets it)."""
     return {"sanction_id": sanction_id, "player_id": player_id, "reason": "cheating", **extra}
+
+
+def mallory_beats(
+    service: RatingService,
+    victims: Sequence[str],
+    *,
+    apart: timedelta = MINUTE,
+    ladder: str = "backgammon",
+) -> None:
+    """mallory beats each of `victims` in turn, in games g-0, g-1, ...: the first an hour ago,
+    each next one `apart` later."""
+    for index, victim in enumerate(victims):
+        at = NOW - HOUR + index * apart
+        service.submit_game(ladder, game(f"g-{index}", "mallory", victim, played_at=at))
 
 
 def sanction_and_refund(
