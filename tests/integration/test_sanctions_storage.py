@@ -349,11 +349,8 @@ def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
     # DynamoDB does.
     service = rating_service(amazon_engine, clock)
     victims = [f"v{index}" for index in range(4)]
-    mallory_beats(service, victims * 2)
-    service.sanction_player(LADDER, sanction())
-    service.pay_refunds.games_per_step = 3
 
-    errors = refund_while_victims_play(service, victims, games_each=5)
+    errors = refund_while_victims_play(service, victims, rounds=2, games_per_step=3, games_each=5)
 
     assert errors == []
     assert len(service.get_sanction(LADDER, "s-1")["refunds"]) == 8

@@ -373,11 +373,8 @@ def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
     service: RatingService, clock: FixedClock
 ) -> None:
     victims = [f"v{index}" for index in range(6)]
-    mallory_beats(service, victims * 3)
-    service.sanction_player(LADDER, sanction())
-    service.pay_refunds.games_per_step = 4
 
-    errors = refund_while_victims_play(service, victims, games_each=10)
+    errors = refund_while_victims_play(service, victims, rounds=3, games_per_step=4, games_each=10)
 
     assert errors == []
     answer = service.get_sanction(LADDER, "s-1")

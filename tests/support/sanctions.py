@@ -40,11 +40,21 @@ def sanction_and_refund(
 
 
 def refund_while_victims_play(
-    service: RatingService, victims: Sequence[str], games_each: int, ladder: str = "backgammon"
+    service: RatingService,
+    victims: Sequence[str],
+    *,
+    rounds: int,
+    games_per_step: int,
+    games_each: int,
+    ladder: str = "backgammon",
 ) -> list[BaseException]:
-    """Run the refunds of sanction s-1 to the end while each victim plays `games_each` more
-    games (against a rival of their own, on a thread of their own); what the threads raised,
-    since a thread cannot fail the test."""
+    """mallory beats each victim `rounds` times and is sanctioned (s-1); then the refunds run
+    to the end, `games_per_step` a step, while each victim plays `games_each` more games
+    (against a rival of their own, on a thread of their own). What the threads raised, since
+    a thread cannot fail the test."""
+    mallory_beats(service, list(victims) * rounds, ladder=ladder)
+    service.sanction_player(ladder, sanction())
+    service.pay_refunds.games_per_step = games_per_step
     errors: list[BaseException] = []
 
     def keep_playing(victim: str) -> None:
