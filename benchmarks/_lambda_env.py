@@ -34,6 +34,8 @@ FUNCTIONS = {
     "api": "ApiFunction",
     "games_queue": "GamesQueueFunction",
     "award_podiums": "AwardPodiumsFunction",
+    "moderation": "ModerationFunction",
+    "moderation_worker": "ModerationWorkerFunction",
 }
 LAYER = "RatingsLayer"
 #: ELF e_machine of this machine's and Lambda's extensions.

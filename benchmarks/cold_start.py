@@ -144,6 +144,7 @@ class Measure:
 
 POST_GAME, GET_PLAYER, LADDERS = "Api  POST game", "Api  GET player", "Api  GET /v1/ladders"
 GAMES, PODIUM = "GamesQueue  one message", "AwardPodiums  one podium"
+ERASURE, WORKER = "Moderation  POST erasure", "ModerationWorker  one job"
 
 MEASURES = [
     Measure(
@@ -275,7 +276,7 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
     sqs = boto3.client("sqs", endpoint_url=url, region_name="us-east-1")
     queues = {
         name: sqs.create_queue(QueueName=name)["QueueUrl"]
-        for name in ("games-dlq", "podiums", "podiums-dlq")
+        for name in ("games-dlq", "podiums", "podiums-dlq", "jobs", "jobs-dlq")
     }
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -297,9 +298,13 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
         "RATINGS_PODIUM_QUEUE_URL": queues["podiums"],
         "RATINGS_PODIUM_DLQ_URL": queues["podiums-dlq"],
         "RATINGS_DRAIN_SECONDS": "5",
+        "RATINGS_MODERATION_JOBS_QUEUE_URL": queues["jobs"],
+        "RATINGS_MODERATION_JOBS_DLQ_URL": queues["jobs-dlq"],
         **_lambda_env.LAMBDA_VARIABLES,
     }
     counter = iter(range(1_000_000))
+    #: Players a game has rated, not erased yet: each erasure case takes one.
+    rated: list[str] = []
 
     def in_lambda(function: str | None, variant: Variant) -> dict[str, str]:
         search_path = artifact.search_path(function, variant.extras)
@@ -320,6 +325,7 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
 
     def game_body() -> dict[str, Any]:
         number = next(counter)
+        rated.extend((f"a{number}", f"b{number}"))
         return {
             "game_id": f"cold-{number}",
             "players": [{"id": f"a{number}"}, {"id": f"b{number}"}],
@@ -350,6 +356,21 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
         sqs.send_message(QueueUrl=queues["podiums"], MessageBody=json.dumps(podium))
         return serve("award_podiums", scheduled_event("AwardPodiums", "us-east-1"), variant)
 
+    def erasure_run(variant: Variant) -> Sample:
+        # A player with games, so the erasure is a job to queue (an empty id is done at once).
+        player = rated.pop()
+        return serve("moderation", api_event("POST", f"/v1/players/{player}/erasure"), variant)
+
+    def worker_run(variant: Variant) -> Sample:
+        # The job an erasure case queued: the worker runs it to the end in one invocation.
+        received = sqs.receive_message(
+            QueueUrl=queues["jobs"], WaitTimeSeconds=1, AttributeNames=["All"]
+        )
+        (message,) = received["Messages"]
+        sqs.delete_message(QueueUrl=queues["jobs"], ReceiptHandle=message["ReceiptHandle"])
+        record = sqs_record(message, "arn:aws:sqs:x", "us-east-1")
+        return serve("moderation_worker", {"Records": [record]}, variant)
+
     floor = Case(
         "floor: boto3 + client + 1 request",
         1.0,
@@ -373,6 +394,9 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
             Case(GAMES, 1.3, lambda v: serve("games_queue", sqs_event(), v)),
             Case(PODIUM, 1.3, podium_run),
             Case(LADDERS, 1.3, lambda v: serve("api", api_event("GET", "/v1/ladders"), v)),
+            # In this order: each erasure queues the job the next worker case runs.
+            Case(ERASURE, 1.3, erasure_run),
+            Case(WORKER, 1.3, worker_run),
         )
     }
     # One round first, not counted: the disk cache is warm (no bytecode can be written).
