@@ -19,6 +19,7 @@ from support.dynamodb import InterleavingDynamoStorage, raw_items
 from support.faults import DynamoFaults
 from support.games import (
     DAY,
+    HERO,
     HOUR,
     MINUTE,
     MS,
@@ -29,8 +30,10 @@ from support.games import (
     minutes_before,
     play_series,
     podium,
+    rate_hero,
     side,
 )
+from support.seeding import seed_states
 from support.services import answers_alike, rating_service
 
 from ratings.rules import InvalidInput
@@ -43,7 +46,6 @@ from ratings.service.errors import (
     TournamentConflict,
 )
 from ratings.service.facade import RatingService
-from ratings.service.player import Player
 from ratings.service.ports import Storage
 from ratings.service.results import Submitted
 from ratings.service.retries import RetryPolicy
@@ -52,7 +54,6 @@ from ratings.storage.dynamodb import DynamoStorage, game_key, leaderboard_shard,
 from ratings.storage.memory import InMemoryStorage
 
 LADDER = "backgammon"
-HERO = "hero"
 RETENTION = timedelta(days=30)
 
 _refs = itertools.count()
@@ -88,17 +89,6 @@ def seed(storage: Storage, events: Sequence[PlayerEvent]) -> None:
     for start in range(0, len(events), 40):
         record = StoredGame(LADDER, f"seed-batch-{next(_refs)}", "seed", {}, NOW + RETENTION)
         storage.writes.commit_game(record, [], events[start : start + 40])
-
-
-def seed_states(storage: Storage, states: Sequence[tuple[str, int, int]]) -> None:
-    """Store (player_id, rating, ranked_games) states of new players through the port."""
-    for start in range(0, len(states), 25):
-        writes = [
-            Player(LADDER, player_id, rating, ranked_games, version=1)
-            for player_id, rating, ranked_games in states[start : start + 25]
-        ]
-        record = StoredGame(LADDER, f"seed-batch-{next(_refs)}", "seed", {}, NOW + RETENTION)
-        storage.writes.commit_game(record, writes, [])
 
 
 # The window at the port: count_ranked_games -------------------------------------------------
@@ -176,18 +166,6 @@ def test_expired_events_still_stored_are_outside_the_window(
 
 
 # The window through the service -------------------------------------------------------------
-
-
-def rate_hero(
-    service: RatingService, at: datetime | None, game_id: str = "target"
-) -> dict[str, Any]:
-    """The hero beats a newcomer at `at`; the hero's side of the result."""
-    submitted = service.submit_game(LADDER, game(game_id, HERO, f"rookie-{game_id}", played_at=at))
-    assert submitted.created
-    rookie = side(submitted.result, f"rookie-{game_id}")
-    assert rookie["explain"]["recent_ranked_games"] == 0
-    assert rookie["explain"]["k"] == 32
-    return side(submitted.result, HERO)
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from support.games import NOW, FixedClock, game
-from support.index_lag import lingering_entry, not_yet_indexed, seed_states
+from support.index_lag import lingering_entry, not_yet_indexed
+from support.seeding import seed_states
 from support.services import rating_service
 
 from ratings.rules.ranking import board_order
@@ -61,7 +62,7 @@ def test_a_player_shown_by_the_index_at_two_ratings_is_listed_once_at_the_curren
     lagging: tuple[DynamoStorage, RatingService],
 ) -> None:
     storage, service = lagging
-    seed_states(storage, LADDER, board(10))
+    seed_states(storage, board(10))
     lingering_entry(storage, LADDER, "p05", 1995)  # its rating before it lost: near the top
 
     (page,) = walk(service, 20)
@@ -75,7 +76,7 @@ def test_a_lingering_entry_on_an_earlier_page_does_not_list_the_player_twice(
     lagging: tuple[DynamoStorage, RatingService],
 ) -> None:
     storage, service = lagging
-    seed_states(storage, LADDER, board(12))
+    seed_states(storage, board(12))
     lingering_entry(storage, LADDER, "p10", 2005)  # on page 1 by its old rating, page 4 now
 
     pages = walk(service, 3)
@@ -90,7 +91,7 @@ def test_a_player_whose_new_entry_is_not_indexed_yet_is_listed_where_the_state_p
     lagging: tuple[DynamoStorage, RatingService],
 ) -> None:
     storage, service = lagging
-    seed_states(storage, LADDER, board(12))
+    seed_states(storage, board(12))
     not_yet_indexed(storage, LADDER, "p01")
     lingering_entry(storage, LADDER, "p01", 1975)  # where it was: page 1; still page 1 now
 
@@ -105,7 +106,7 @@ def test_a_player_met_only_at_a_stale_place_is_left_out_until_the_index_catches_
     lagging: tuple[DynamoStorage, RatingService],
 ) -> None:
     storage, service = lagging
-    seed_states(storage, LADDER, board(12))
+    seed_states(storage, board(12))
     not_yet_indexed(storage, LADDER, "p09")  # now 1910, on page 4 by its state...
     lingering_entry(storage, LADDER, "p09", 1995)  # ...but the index only has page 1's entry
 
@@ -120,7 +121,7 @@ def test_an_anonymous_id_linked_a_moment_ago_is_not_listed_beside_its_account(
     lagging: tuple[DynamoStorage, RatingService],
 ) -> None:
     storage, service = lagging
-    seed_states(storage, LADDER, board(6))
+    seed_states(storage, board(6))
     service.submit_game(LADDER, game("g-anon", "anon-7", "p05", played_at=NOW))
     anonymous = service.get_leaderboard(LADDER)["entries"]
     (before,) = [entry for entry in anonymous if entry["player_id"] == "anon-7"]
@@ -138,7 +139,7 @@ def test_a_page_full_of_stale_entries_is_still_a_full_page(
     lagging: tuple[DynamoStorage, RatingService],
 ) -> None:
     storage, service = lagging
-    seed_states(storage, LADDER, board(20))
+    seed_states(storage, board(20))
     for index in range(10, 20):  # ten entries above everyone, of players far below
         lingering_entry(storage, LADDER, f"p{index:02d}", 2100 + index)
 
@@ -154,7 +155,7 @@ def test_random_lag_never_lists_a_player_twice_and_lists_each_indexed_player_onc
     storage, service = lagging
     rng = random.Random(1729)
     states = [(f"r{index:02d}", rng.choice(range(1400, 1700, 5)), 1) for index in range(30)]
-    seed_states(storage, LADDER, states)
+    seed_states(storage, states)
     unindexed = set(rng.sample([pid for pid, _, _ in states], 5))
     for player_id in unindexed:
         not_yet_indexed(storage, LADDER, player_id)
@@ -175,7 +176,7 @@ def test_the_leaderboard_around_a_player_lists_no_one_twice_while_the_index_lags
     lagging: tuple[DynamoStorage, RatingService],
 ) -> None:
     storage, service = lagging
-    seed_states(storage, LADDER, board(15))
+    seed_states(storage, board(15))
     lingering_entry(storage, LADDER, "p03", 1935)  # just above p07, below its rating now
     lingering_entry(storage, LADDER, "p11", 1925)  # just below p07, above its rating now
     not_yet_indexed(storage, LADDER, "p06")

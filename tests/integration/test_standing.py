@@ -20,32 +20,20 @@ from support.engines import (
     running_engine,
 )
 from support.games import NOW, FixedClock, game
+from support.seeding import seed_states
 from support.services import rating_service
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.rules.ranking import RatingHistogram, board_order
 from ratings.service.facade import RatingService
-from ratings.service.player import Player
 from ratings.service.ports import Storage
 from ratings.service.settings import Settings
-from ratings.service.stored import Standings, StoredGame
+from ratings.service.stored import Standings
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard
 from ratings.storage.memory import InMemoryStorage
 from ratings_local.aws import EmulatedAws
 
 LADDER = "backgammon"
-_batches = itertools.count()
-
-
-def seed_states(storage: Storage, states: Sequence[tuple[str, int, int]]) -> None:
-    """Store (player_id, rating, ranked_games) states of new players through the port."""
-    for start in range(0, len(states), 25):
-        writes = [
-            Player(LADDER, player_id, rating, ranked_games, version=1)
-            for player_id, rating, ranked_games in states[start : start + 25]
-        ]
-        record = StoredGame(LADDER, f"seed-{next(_batches)}", "seed", {}, NOW + timedelta(days=30))
-        storage.writes.commit_game(record, writes, [])
 
 
 def tied_board(seed: int, players: int = 60) -> list[tuple[str, int, int]]:

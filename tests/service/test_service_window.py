@@ -5,30 +5,25 @@ number 50 or more (t: the played_at of the game being rated). History is built b
 real games at earlier played_at times.
 """
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
-from support.games import DAY, MS, NOW, WEEK, FixedClock, game, minutes_before, play_series
+from support.games import (
+    DAY,
+    HERO,
+    MS,
+    NOW,
+    WEEK,
+    FixedClock,
+    game,
+    minutes_before,
+    play_series,
+    rate_hero,
+)
 
 from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
-
-HERO = "hero"
-
-
-def rate_hero(service: RatingService, at: datetime, game_id: str = "target") -> dict[str, Any]:
-    """The hero beats a newcomer at `at`; the hero's side of the result."""
-    result = service.submit_game(
-        "backgammon", game(game_id, HERO, f"rookie-{game_id}", played_at=at)
-    )
-    assert result.created
-    hero, rookie = result.result["players"]
-    assert hero["id"] == HERO
-    # The newcomer has no games at all: their own K stays 32 whatever the hero's week.
-    assert rookie["explain"]["k"] == 32
-    assert rookie["explain"]["recent_ranked_games"] == 0
-    return dict(hero)
 
 
 @pytest.mark.parametrize(

@@ -9,31 +9,10 @@ Local's): a lingering entry is an extra item that only the index reads (its key 
 player's), and an entry not yet indexed is a state item without its index attributes.
 """
 
-import itertools
 import uuid
-from collections.abc import Sequence
-from datetime import timedelta
 from typing import Any
 
-from ratings.service.player import Player
-from ratings.service.stored import StoredGame
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard, player_key
-from support.games import NOW
-
-_batches = itertools.count()
-
-
-def seed_states(
-    storage: DynamoStorage, ladder: str, states: Sequence[tuple[str, int, int]]
-) -> None:
-    """Store (player_id, rating, ranked_games) states of new players through the port."""
-    for start in range(0, len(states), 25):
-        players = [
-            Player(ladder, player_id, rating, ranked_games, version=1)
-            for player_id, rating, ranked_games in states[start : start + 25]
-        ]
-        record = StoredGame(ladder, f"lag-seed-{next(_batches)}", "seed", {}, NOW + timedelta(30))
-        storage.writes.commit_game(record, players, [])
 
 
 def lingering_entry(
