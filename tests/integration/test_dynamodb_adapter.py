@@ -19,7 +19,6 @@ from support.dynamodb import InterleavingDynamoStorage, raw_items
 from support.faults import DynamoFaults
 from support.games import (
     DAY,
-    HERO,
     HOUR,
     MINUTE,
     MS,
@@ -30,11 +29,11 @@ from support.games import (
     minutes_before,
     play_series,
     podium,
-    rate_hero,
     side,
 )
 from support.seeding import seed_states
 from support.services import answers_alike, rating_service
+from support.window import HERO, rate_hero
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import (

@@ -9,18 +9,8 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from support.games import (
-    DAY,
-    HERO,
-    MS,
-    NOW,
-    WEEK,
-    FixedClock,
-    game,
-    minutes_before,
-    play_series,
-    rate_hero,
-)
+from support.games import DAY, MS, NOW, WEEK, FixedClock, game, minutes_before, play_series
+from support.window import HERO, rate_hero
 
 from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage

@@ -22,9 +22,6 @@ WEEK = timedelta(days=7)
 #: before the test process started, their tournaments finished an hour before.
 STARTED = datetime.now(UTC).replace(microsecond=0)
 
-#: The player whose recent-games window the window tests build up.
-HERO = "hero"
-
 #: Marker for "the first player wins" (not a valid id, so it never collides with one).
 FIRST = "<first>"
 
@@ -160,19 +157,3 @@ def side(result: dict[str, Any], player_id: str) -> dict[str, Any]:
     """One player's entry of a game result."""
     (entry,) = [player for player in result["players"] if player["id"] == player_id]
     return dict(entry)
-
-
-def rate_hero(
-    service: RatingService, at: datetime | None, game_id: str = "target"
-) -> dict[str, Any]:
-    """The hero beats a newcomer at `at` on backgammon; the hero's side of the result."""
-    submitted = service.submit_game(
-        "backgammon", game(game_id, HERO, f"rookie-{game_id}", played_at=at)
-    )
-    assert submitted.created
-    hero, rookie = submitted.result["players"]  # in the game's order
-    assert (hero["id"], rookie["id"]) == (HERO, f"rookie-{game_id}")
-    # The newcomer has no games at all: their own K stays 32 whatever the hero's week.
-    assert rookie["explain"]["recent_ranked_games"] == 0
-    assert rookie["explain"]["k"] == 32
-    return dict(hero)
