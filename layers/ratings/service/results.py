@@ -1,8 +1,9 @@
-"""Every answer of the service but a game's result (`service.game_result`), declared once as a
-typed value (see `service.declared` for the annotations): what the use cases return, what the
-HTTP API, the queues' consumers and the CLI write, and what the OpenAPI document's result
-schemas are generated from (`COMPONENTS`, `RULESET_COMPONENTS`). A use case returns an
-answer's JSON (`json_of`); a stored result is returned as it was stored.
+"""Every answer of the service but a game's result (`service.game_result`) and the moderation
+answers (`service.moderation_results`), declared once as a typed value (see `service.declared`
+for the annotations): what the use cases return, what the HTTP API, the queues' consumers and
+the CLI write, and what the OpenAPI document's result schemas are generated from
+(`COMPONENTS`, `RULESET_COMPONENTS`). A use case returns an answer's JSON (`json_of`); a stored
+result is returned as it was stored.
 """
 
 from collections.abc import Mapping, Sequence
@@ -168,8 +169,8 @@ class PodiumBonusEvent(NamedTuple):
 class History(NamedTuple):
     player_id: Annotated[str, IDENTIFIER]
     ladder: Annotated[str, IDENTIFIER]
-    #: The stored events, each the JSON of a GameEvent, a PodiumBonusEvent or a refund's
-    #: event (`ratings.service.sanction_documents.refund_event`).
+    #: The stored events, each the JSON of a GameEvent, a PodiumBonusEvent or a RefundEvent
+    #: (`ratings.service.moderation_results`).
     events: Annotated[
         Sequence[JsonObject],
         Json(
