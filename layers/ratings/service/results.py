@@ -247,6 +247,30 @@ class StandingsRefreshed(NamedTuple):
     stored: bool
 
 
+class RefreshedLadders(NamedTuple):
+    """What a run of the RefreshStandings function returns: each ladder's summary, the JSON
+    of a StandingsRefreshed."""
+
+    ladders: Sequence[JsonObject]
+
+
+class PodiumsDrained(NamedTuple):
+    """What a run of the AwardPodiums function did with the messages it received, by outcome."""
+
+    awarded: int
+    dead_lettered: int
+    #: Already awarded (a message delivered again): deleted.
+    duplicate: int
+    #: Sent back to the podium queue, delayed (contention, throttling): deleted.
+    requeued: int
+    #: Left in the queue for a later run (a bug, or a failed send back).
+    left: int
+    #: Received once the run's time was spent: made visible again, untouched.
+    released: int
+    #: Handled but not deleted: they come back and are settled again, as duplicates.
+    undeleted: int
+
+
 # The answer to a write ------------------------------------------------------------------------
 
 
