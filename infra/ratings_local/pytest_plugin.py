@@ -5,7 +5,10 @@ Installed with the project (an entry point of pytest11), it adds the session fix
 on free ports for the test session and stopped after it, as an `Endpoints` with the URLs a
 backend needs. Nothing is imported until a test asks for the fixture. With
 `--ratings-dynamodb-local` the table runs on Amazon's DynamoDB Local (`make
-setup-dynamodb-local` installs it) instead of moto.
+setup-dynamodb-local` installs it) instead of moto. With `--ratings-api-key` and
+`--ratings-moderation-key` the stack requires the two credentials as the deployed one does
+(a game key on every route; the moderation credential besides it on erasure and sanctions),
+and `Endpoints` hands both to the test.
 
     def test_my_backend_rates_a_game(ratings_stack):
         my_backend.configure(rating_api=ratings_stack.api_url)
@@ -41,19 +44,28 @@ class Endpoints:
     queues: dict[str, str] = field(default_factory=dict)
     #: The key the API requires in x-api-key, or None when it requires none.
     api_key: str | None = None
+    #: The moderation credential the moderation routes require in x-moderation-key (locally
+    #: in place of a SigV4 signature), or None when they require none.
+    moderation_key: str | None = None
 
     def get(self, path: str) -> Any:
         """GET a path of the API and return its JSON body (errors raise HTTPError)."""
-        return self._call("GET", path)
+        return self.call("GET", path)
 
     def invoke(self, function: str) -> Any:
         """Run a function now (AwardPodiumsFunction drains the podium queue)."""
-        return self._call("POST", f"/_local/invoke/{function}")
+        return self.call("POST", f"/_local/invoke/{function}")
 
-    def _call(self, method: str, path: str) -> Any:
-        request = urllib.request.Request(f"{self.api_url}{path}", method=method)
+    def call(self, method: str, path: str, body: Any = None, *, moderation: bool = False) -> Any:
+        """Send a request with the game key (and, with `moderation`, the moderation credential
+        too) and return its JSON body; an error answer raises HTTPError."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{self.api_url}{path}", data=data, method=method)
+        request.add_header("content-type", "application/json")
         if self.api_key is not None:
             request.add_header("x-api-key", self.api_key)
+        if moderation and self.moderation_key is not None:
+            request.add_header("x-moderation-key", self.moderation_key)
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.load(response)
 
@@ -88,6 +100,7 @@ def endpoints_of(stack: "LocalStack") -> Endpoints:
         table=described["table"],
         queues={role: url for role, url in described["queues"].items() if url},
         api_key=stack.options.api_key,
+        moderation_key=stack.options.moderation_key,
     )
 
 
@@ -97,6 +110,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--ratings-api-key",
         default=None,
         help="make the local API require this x-api-key, as the deployed one does",
+    )
+    group.addoption(
+        "--ratings-moderation-key",
+        default=None,
+        help="make the local moderation routes (erasure, sanctions) require this "
+        "x-moderation-key besides the API key, where the deployed ones require a SigV4 signature",
     )
     group.addoption(
         "--ratings-schedule-interval",
@@ -117,6 +136,7 @@ def ratings_stack(request: pytest.FixtureRequest) -> Iterator[Endpoints]:
     """The local rating service for this test session (state is shared by its tests)."""
     options = {
         "api_key": request.config.getoption("--ratings-api-key"),
+        "moderation_key": request.config.getoption("--ratings-moderation-key"),
         "schedule_interval": request.config.getoption("--ratings-schedule-interval"),
         "dynamodb_local": request.config.getoption("--ratings-dynamodb-local"),
     }

@@ -114,3 +114,57 @@ def test_a_backend_suite_can_have_the_table_on_dynamodb_local(pytester: pytest.P
     )
 
     result.assert_outcomes(passed=1)
+
+
+WITH_BOTH_CREDENTIALS = textwrap.dedent(
+    """
+    import urllib.error
+
+    import pytest
+
+
+    def test_the_fixture_hands_over_both_credentials(ratings_stack):
+        assert (ratings_stack.api_key, ratings_stack.moderation_key) == ("game", "mod")
+
+
+    def test_a_game_key_alone_is_refused_on_the_moderation_routes(ratings_stack):
+        game = {"game_id": "m-1", "players": [{"id": "ann"}, {"id": "ben"}], "winner": "ann"}
+        ratings_stack.call("POST", "/v1/ladders/backgammon/games", game)
+        sanction = {"sanction_id": "s-1", "player_id": "ann", "refund_days": 0}
+        for method, path, body in [
+            ("POST", "/v1/players/ann/erasure", None),
+            ("POST", "/v1/ladders/backgammon/sanctions", sanction),
+        ]:
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                ratings_stack.call(method, path, body)
+            assert refused.value.code == 403
+        assert ratings_stack.get("/v1/ladders/backgammon/players/ann")["sanctioned"] is False
+
+
+    def test_with_the_moderation_credential_a_sanction_is_made(ratings_stack):
+        sanction = {"sanction_id": "s-2", "player_id": "ben", "refund_days": 0}
+        made = ratings_stack.call(
+            "POST", "/v1/ladders/backgammon/sanctions", sanction, moderation=True
+        )
+        assert made["player_id"] == "ben"
+        assert ratings_stack.get("/v1/ladders/backgammon/players/ben")["sanctioned"] is True
+    """
+)
+
+
+def test_a_backend_suite_gets_the_game_key_and_the_moderation_credential(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_backend=WITH_BOTH_CREDENTIALS)
+
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "ratings_local.pytest_plugin",
+        "--ratings-api-key",
+        "game",
+        "--ratings-moderation-key",
+        "mod",
+        "-q",
+    )
+
+    result.assert_outcomes(passed=3)

@@ -1,12 +1,15 @@
 """template.yaml deploys what the issue asks: it lints clean, SAM transforms it, and its
 policies, queues, API, schedule, alarms and outputs are as intended."""
 
+import re
 from typing import Any
 
 import pytest
 import yaml
 from cfnlint.api import ManualArgs, lint_file
 from support.template import ROOT, TEMPLATE, resources_of
+
+from ratings.lambda_support.routes import MODERATION_ROUTES
 
 FUNCTIONS = (
     "ApiFunction",
@@ -211,3 +214,83 @@ def test_outputs_give_the_api_url_and_every_queue_url(template: dict[str, Any]) 
 
 def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
+
+
+# The moderation credential ------------------------------------------------------------------
+
+
+def _operations(transformed: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every method of the deployed REST API, as SAM writes it into the API's definition."""
+    (api,) = resources_of(transformed, "AWS::ApiGateway::RestApi").values()
+    paths = api["Properties"]["Body"]["paths"]
+    return {
+        (method.lower(), path): operation
+        for path, methods in paths.items()
+        for method, operation in methods.items()
+    }
+
+
+def _integrated_function(operation: dict[str, Any]) -> str:
+    uri = operation["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+    match = re.search(r"\$\{(\w+)\.Arn\}", uri)
+    assert match is not None, uri
+    return match.group(1)
+
+
+def test_only_a_signed_request_with_a_key_reaches_the_moderation_function(
+    transformed: dict[str, Any],
+) -> None:
+    """As deployed: each moderation method needs SigV4 (AWS_IAM) besides the API key, so a game
+    key alone is refused by API Gateway; every method the Moderation function serves is one of
+    them; the game routes (and the moderation paths' other methods) keep the key alone."""
+    (api,) = resources_of(transformed, "AWS::ApiGateway::RestApi").values()
+    schemes = api["Properties"]["Body"]["components"]["securitySchemes"]
+    assert schemes["AWS_IAM"]["x-amazon-apigateway-authtype"] == "awsSigv4"
+    assert schemes["api_key"] == {"type": "apiKey", "name": "x-api-key", "in": "header"}
+    moderation = {
+        (method.lower(), path) for path, methods in MODERATION_ROUTES.items() for method in methods
+    }
+    operations = _operations(transformed)
+    assert moderation <= set(operations)
+
+    for route, operation in operations.items():
+        security = operation["security"]
+        if route in moderation:
+            assert security == [{"AWS_IAM": []}, {"api_key": []}], route
+            assert _integrated_function(operation) == "ModerationFunction", route
+        else:
+            assert security == [{"api_key": []}], route
+            assert _integrated_function(operation) == "ApiFunction", route
+
+
+def test_refused_moderation_requests_are_403_with_the_error_body(template: dict[str, Any]) -> None:
+    """Unsigned (a game key alone), badly signed, or signed by an identity without the invoke
+    policy: API Gateway answers 403 in the service's error shape."""
+    responses = template["Resources"]["RatingsApi"]["Properties"]["GatewayResponses"]
+    for name in ("MISSING_AUTHENTICATION_TOKEN", "INVALID_SIGNATURE", "ACCESS_DENIED"):
+        assert responses[name]["StatusCode"] == "403", name
+        (body,) = responses[name]["ResponseTemplates"].values()
+        assert body.startswith('{"error": {"code": "forbidden", "message": '), name
+
+
+def test_the_invoke_policy_names_exactly_the_moderation_methods(template: dict[str, Any]) -> None:
+    """ModerationInvokePolicy, the right a backend's moderation role is given, allows invoking
+    the moderation methods and nothing else of the API."""
+    (statement,) = template["Resources"]["ModerationInvokePolicy"]["Properties"]["PolicyDocument"][
+        "Statement"
+    ]
+    prefix = "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
+    allowed = set()
+    for resource in statement["Resource"]:
+        arn = resource["Fn::Sub"]
+        assert arn.startswith(f"{prefix}${{RatingsApi}}/${{StageName}}/"), arn
+        method, path = arn.removeprefix(f"{prefix}${{RatingsApi}}/${{StageName}}/").split("/", 1)
+        allowed.add((method.lower(), "/" + path))
+
+    assert statement["Effect"] == "Allow"
+    assert statement["Action"] == "execute-api:Invoke"
+    assert allowed == {
+        (method.lower(), re.sub(r"\{[a-z_]+\}", "*", path))
+        for path, methods in MODERATION_ROUTES.items()
+        for method in methods
+    }
