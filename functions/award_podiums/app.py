@@ -25,6 +25,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.lambda_support import deadline, payloads, queues, telemetry
+from ratings.service.results import PodiumsDrained, json_of
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.type_defs import MessageTypeDef
@@ -38,6 +39,8 @@ RESERVE_SECONDS = 20.0
 AWARDED, DUPLICATE, DEAD_LETTERED, LEFT = "awarded", "duplicate", "dead_lettered", "left"
 REQUEUED = "requeued"
 DONE = frozenset({AWARDED, DUPLICATE, DEAD_LETTERED, REQUEUED})
+#: What the drain counts besides the outcomes: messages released, and handled but undeleted.
+RELEASED, UNDELETED = "released", "undeleted"
 
 
 def podium_request(body: str) -> queues.Request:
@@ -110,9 +113,9 @@ def drain(queue_url: str, deadline: float) -> Counter[str]:
             undeleted = queues.delete(client, queue_url, done)
             if undeleted:  # they come back and are settled again, as duplicates
                 logger.warning("handled messages not deleted", extra={"count": undeleted})
-            outcomes["undeleted"] += undeleted
+            outcomes[UNDELETED] += undeleted
             queues.release(client, queue_url, unhandled)
-            outcomes["released"] += len(unhandled)
+            outcomes[RELEASED] += len(unhandled)
         # A first run may drain for minutes: collect from its second batch on (see startup).
         startup.resume_collector()
     return outcomes
@@ -132,6 +135,16 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     with deadline.invocation(context, settle_seconds=settle_seconds):
         outcomes = drain(queue_url, time.monotonic() + budget)
     logger.set_correlation_id(event.get("id"))  # the run's again, after its messages'
-    summary = {name: outcomes[name] for name in (*sorted(DONE), LEFT, "released", "undeleted")}
+    summary = json_of(
+        PodiumsDrained(
+            awarded=outcomes[AWARDED],
+            dead_lettered=outcomes[DEAD_LETTERED],
+            duplicate=outcomes[DUPLICATE],
+            requeued=outcomes[REQUEUED],
+            left=outcomes[LEFT],
+            released=outcomes[RELEASED],
+            undeleted=outcomes[UNDELETED],
+        )
+    )
     logger.info("podium queue drained", extra={"budget_seconds": budget, **summary})
     return summary

@@ -24,6 +24,8 @@ from ratings import wiring
 from ratings.lambda_support import payloads, queues
 from ratings.lambda_support.problems import problem_for
 from ratings.service.errors import Disposition
+from ratings.service.moderation_results import JobWorked
+from ratings.service.results import json_of
 
 logger = Logger()
 
@@ -60,17 +62,7 @@ def work(message_id: str, body: str, context: LambdaContext) -> bool:
             "job message dead-lettered", extra={"reason": problem.code, "detail": problem.message}
         )
         return True
-    logger.info(
-        "job worked",
-        extra={
-            "job": run.job.kind,
-            "status": run.job.status,
-            "phase": run.job.progress.phase,
-            "steps": run.steps,
-            "continued": run.continued,
-            "superseded": run.superseded,
-        },
-    )
+    logger.info("job worked", extra=json_of(JobWorked.of(run)))
     return True
 
 

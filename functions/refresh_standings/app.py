@@ -18,6 +18,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.lambda_support import deadline
+from ratings.service.results import RefreshedLadders, json_of
 
 logger = Logger()
 
@@ -32,4 +33,4 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
             summary = service.refresh_standings(ladder)
             logger.info("standings refreshed", extra=summary)
             refreshed.append(summary)
-    return {"ladders": refreshed}
+    return json_of(RefreshedLadders(refreshed))

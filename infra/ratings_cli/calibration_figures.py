@@ -8,7 +8,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from ratings_cli.calibration import Observation, expected_share, is_number, number
 from ratings_cli.records import GameLine, Record, is_ranked, rating_before, score_of
@@ -121,6 +121,21 @@ def quantile(sorted_values: Sequence[float], q: float) -> float:
     return sorted_values[low] * (1 - weight) + sorted_values[high] * weight
 
 
+class SpreadFigures(NamedTuple):
+    """The figures of a Spread, as the reports write them (None: too few players)."""
+
+    active_players: int
+    active_days: float
+    p10: float | None
+    p25: float | None
+    median: float | None
+    p75: float | None
+    p90: float | None
+    middle_half_span: float | None
+    middle_80_span: float | None
+    sd: float | None
+
+
 @dataclass(frozen=True)
 class Spread:
     """How far apart the active players' ratings are."""
@@ -149,19 +164,22 @@ class Spread:
         mean = sum(self.ratings) / n
         return math.sqrt(sum((r - mean) ** 2 for r in self.ratings) / (n - 1))
 
+    def figures(self) -> SpreadFigures:
+        return SpreadFigures(
+            active_players=self.players,
+            active_days=self.active_days,
+            p10=rounded(self.q(0.1), 1),
+            p25=rounded(self.q(0.25), 1),
+            median=rounded(self.q(0.5), 1),
+            p75=rounded(self.q(0.75), 1),
+            p90=rounded(self.q(0.9), 1),
+            middle_half_span=rounded(self.middle_half, 1),
+            middle_80_span=rounded(self.middle_80, 1),
+            sd=rounded(self.sd, 1),
+        )
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "active_players": self.players,
-            "active_days": self.active_days,
-            "p10": rounded(self.q(0.1), 1),
-            "p25": rounded(self.q(0.25), 1),
-            "median": rounded(self.q(0.5), 1),
-            "p75": rounded(self.q(0.75), 1),
-            "p90": rounded(self.q(0.9), 1),
-            "middle_half_span": rounded(self.middle_half, 1),
-            "middle_80_span": rounded(self.middle_80, 1),
-            "sd": rounded(self.sd, 1),
-        }
+        return self.figures()._asdict()
 
 
 def current_ratings(games: Iterable[GameLine]) -> dict[str, tuple[int, datetime]]:

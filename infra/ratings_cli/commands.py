@@ -9,9 +9,10 @@ import sys
 from argparse import Namespace
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from ratings.rules import Ruleset
+from ratings.service.declared import json_of
 from ratings_cli import progress
 from ratings_cli.calibration_figures import rating_spread
 from ratings_cli.calibration_report import calibrate
@@ -24,7 +25,7 @@ from ratings_cli.records import (
     read_games,
     write_lines,
 )
-from ratings_cli.replay import Replayer, TableRow
+from ratings_cli.replay import Replayer, ReplaySummary, TableRow
 from ratings_cli.rules import (
     choose_ruleset,
     divisor_of,
@@ -81,38 +82,38 @@ def run_replay(args: Namespace) -> int:
         for game, result in zip(games, results, strict=True)
     ]
     spread = rating_spread(replayed, args.active_days)
-    summary: dict[str, Any] = {
-        "ladder": ladder_id,
-        "ruleset": ruleset.name,
-        "ruleset_version": ruleset.version,
-        "parameters": dict(ruleset.parameters()),
-        "games": replayer.games,
-        "ranked_games": replayer.ranked,
-        "players": len(table),
-        "spread": spread.to_json() if spread else None,
-        "table": [row.to_json() for row in table],
-    }
+    summary = ReplaySummary(
+        ladder=ladder_id,
+        ruleset=ruleset.name,
+        ruleset_version=ruleset.version,
+        parameters=dict(ruleset.parameters()),
+        games=replayer.games,
+        ranked_games=replayer.ranked,
+        players=len(table),
+        spread=spread.figures() if spread else None,
+        table=[row.replayed() for row in table],
+    )
     report = sys.stderr if args.output == "-" else sys.stdout
     if args.json:
-        print(json.dumps(summary, indent=2), file=report)
+        print(json.dumps(json_of(summary), indent=2), file=report)
     else:
         print(_replay_text(summary, table, args.top), file=report)
     return 0
 
 
-def _replay_text(summary: dict[str, Any], table: list[TableRow], top: int) -> str:
-    parameters = summary["parameters"]
+def _replay_text(summary: ReplaySummary, table: list[TableRow], top: int) -> str:
+    divisor = summary.parameters.get("divisor")
     lines = [
-        f"replayed {summary['games']} games ({summary['ranked_games']} ranked) of ladder "
-        f"{summary['ladder']} under {summary['ruleset']} {summary['ruleset_version']} "
-        f"(divisor {parameters.get('divisor'):g}): {summary['players']} players",
+        f"replayed {summary.games} games ({summary.ranked_games} ranked) of ladder "
+        f"{summary.ladder} under {summary.ruleset} {summary.ruleset_version} "
+        f"(divisor {divisor:g}): {summary.players} players",
     ]
-    spread = summary["spread"]
+    spread = summary.spread
     if spread:
         lines.append(
-            f"rating spread of {spread['active_players']} active players: middle half within "
-            f"{spread['middle_half_span']:.0f} points ({spread['p25']:.0f}-{spread['p75']:.0f}), "
-            f"middle 80% within {spread['middle_80_span']:.0f}, sd {spread['sd']:.0f}"
+            f"rating spread of {spread.active_players} active players: middle half within "
+            f"{spread.middle_half_span:.0f} points ({spread.p25:.0f}-{spread.p75:.0f}), "
+            f"middle 80% within {spread.middle_80_span:.0f}, sd {spread.sd:.0f}"
         )
     if top > 0 and table:
         lines += [
@@ -129,7 +130,7 @@ def _replay_text(summary: dict[str, Any], table: list[TableRow], top: int) -> st
 
 
 def _write_table(table: list[TableRow], path: Path) -> None:
-    rows = [row.to_json() for row in table]
+    rows = [json_of(row.replayed()) for row in table]
     try:
         with path.open("w", encoding="utf-8", newline="") as out:
             if path.suffix.lower() == ".csv":

@@ -7,15 +7,17 @@ calibrated, compared or replayed again. Unranked games stay unranked, for the re
 """
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from ratings.rules import Game, InvalidInput, PlayerState, Ruleset
 from ratings.rules.fields import Field
 from ratings.rules.fields import Object as FieldObject
 from ratings.service.game_result import RatingOutcome
 from ratings.service.results import json_of
+from ratings_cli.calibration_figures import SpreadFigures
 from ratings_cli.records import GameLine, InputError, Record, score_of
 
 
@@ -45,6 +47,36 @@ class Track:
         return count
 
 
+class ReplayedPlayer(NamedTuple):
+    """A row of the replay's final table, as `--json` and `--table-out` write it."""
+
+    rank: int
+    player_id: str
+    rating: int
+    ranked_games: int
+    wins: float
+    #: The shares of their ranked games won and expected, to 4 digits.
+    win_share: float | None
+    expected_share: float | None
+    points: int
+    #: The played_at of their last ranked game, as `datetime.isoformat` writes it.
+    last_played: str | None
+
+
+class ReplaySummary(NamedTuple):
+    """What `ratings replay` reports of a replay (as JSON with `--json`)."""
+
+    ladder: str
+    ruleset: str
+    ruleset_version: str
+    parameters: Mapping[str, object]
+    games: int
+    ranked_games: int
+    players: int
+    spread: SpreadFigures | None
+    table: list[ReplayedPlayer]
+
+
 @dataclass(frozen=True)
 class TableRow:
     rank: int
@@ -64,18 +96,18 @@ class TableRow:
     def expected_share(self) -> float | None:
         return self.expected / self.ranked_games if self.ranked_games else None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "rank": self.rank,
-            "player_id": self.player_id,
-            "rating": self.rating,
-            "ranked_games": self.ranked_games,
-            "wins": self.wins,
-            "win_share": _round(self.win_share),
-            "expected_share": _round(self.expected_share),
-            "points": self.points,
-            "last_played": self.last_played.isoformat() if self.last_played else None,
-        }
+    def replayed(self) -> ReplayedPlayer:
+        return ReplayedPlayer(
+            self.rank,
+            self.player_id,
+            self.rating,
+            self.ranked_games,
+            self.wins,
+            _round(self.win_share),
+            _round(self.expected_share),
+            self.points,
+            self.last_played.isoformat() if self.last_played else None,
+        )
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:

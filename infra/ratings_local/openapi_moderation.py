@@ -1,7 +1,8 @@
 """The moderation routes' part of the OpenAPI document (`ratings_local.openapi`): erasing a
-player. Their methods take a credential of their own: deployed, a request signed with AWS
-Signature Version 4 (which OpenAPI cannot describe, and Swagger UI cannot make); locally, the
-stack's moderation key in x-moderation-key, when one is configured.
+player (its answer, "Erasure", is generated from its declaration with the other answers).
+Their methods take a credential of their own: deployed, a request signed with AWS Signature
+Version 4 (which OpenAPI cannot describe, and Swagger UI cannot make); locally, the stack's
+moderation key in x-moderation-key, when one is configured.
 """
 
 from typing import Any
@@ -14,18 +15,6 @@ ERASURE_PATH = "/v1/players/{player_id}/erasure"
 SECURITY_SCHEME = "moderationKey"
 SECURITY: list[dict[str, list[str]]] = [{"apiKey": [], SECURITY_SCHEME: []}]
 
-TIME: Schema = {"type": "string", "format": "date-time"}
-ERASURE: Schema = {
-    "type": "object",
-    "properties": {
-        "player_id": ID.schema(),
-        "status": {"enum": ["pending", "done"]},
-        "requested_at": {**TIME, "description": "When the erasure was (last) requested"},
-        "completed_at": {**TIME, "description": "When it was done (only once done)"},
-    },
-    "required": ["player_id", "status", "requested_at"],
-    "additionalProperties": False,
-}
 ERRORS = {
     400: "Code `invalid_request`: player_id is not an id (1-128 characters of A-Z a-z 0-9 . _ : -)",
     403: "No moderation credential: deployed, the request is not signed (SigV4) by an "
@@ -109,7 +98,3 @@ def paths() -> dict[str, Any]:
             },
         }
     }
-
-
-def schemas() -> dict[str, Schema]:
-    return {"Erasure": ERASURE}

@@ -1,7 +1,7 @@
 """The sanction routes' part of the OpenAPI document (`ratings_local.openapi`): their paths and
-their result schemas; they take the moderation credential (`openapi_moderation`). The request
+their request body; they take the moderation credential (`openapi_moderation`). The request
 body is the service's own declaration (`sanction_body`), so the document cannot drift from the
-parser.
+parser; the answer ("Sanction") is generated from its declaration with the other answers.
 """
 
 from collections.abc import Callable, Mapping
@@ -9,7 +9,6 @@ from typing import Any
 
 from ratings.rules import Ladder
 from ratings.rules.fields import ID
-from ratings.rules.refunds import WITHHELD_REASONS
 from ratings.service.requests import parse_sanction, sanction_body
 from ratings.service.settings import Settings
 from ratings_local.openapi_moderation import SECURITY
@@ -37,78 +36,10 @@ def sanction_example() -> dict[str, Any]:
     return body
 
 
-def sanction_schemas(
-    closed: Callable[..., Schema], nullable: Callable[[Schema], Schema]
-) -> dict[str, Schema]:
-    """The sanction's answer and the refund's history event, as closed objects (`closed` is
-    the document's own constructor: every property required unless listed optional)."""
-    id_schema = ID.schema()
-    time = {"type": "string", "format": "date-time"}
-    integer = {"type": "integer"}
-    return {
-        "SanctionBody": sanction_body(RETENTION_DAYS).schema(),
-        "Sanction": closed(
-            {
-                "sanction_id": id_schema,
-                "ladder": id_schema,
-                "player_id": {
-                    **id_schema,
-                    "description": "The sanctioned player (an account "
-                    "when the id sent is an anonymous id linked to it)",
-                },
-                "submitted_id": {**id_schema, "description": "The id sent, when it is linked"},
-                "reason": nullable({"type": "string"}),
-                "refund_days": integer,
-                "status": {"enum": ["pending", "done"]},
-                "sanctioned_at": time,
-                "refund_window": nullable(
-                    {
-                        **closed({"from": time, "to": time}),
-                        "description": "The played_at range of the games refunded, both "
-                        "ends included (null: refund_days 0, nothing refunded)",
-                    }
-                ),
-                "completed_at": nullable(time),
-                "lifted_at": nullable(time),
-                "refunds": {
-                    "type": "array",
-                    "description": "Every refund paid so far, by game id",
-                    "items": closed(
-                        {
-                            "player_id": id_schema,
-                            "game_id": id_schema,
-                            "delta": {"type": "integer", "minimum": 1},
-                            "played_at": time,
-                            "at": time,
-                            "rating_after": integer,
-                        }
-                    ),
-                },
-                "withheld": {
-                    "type": "array",
-                    "description": "Losses not refunded, and why (docs/rules.md)",
-                    "items": closed(
-                        {
-                            "game_id": id_schema,
-                            "played_at": time,
-                            "reason": {"enum": list(WITHHELD_REASONS)},
-                        }
-                    ),
-                },
-            },
-            optional=["submitted_id"],
-        ),
-        "RefundEvent": closed(
-            {
-                "type": {"const": "refund"},
-                "sanction_id": id_schema,
-                "game_id": id_schema,
-                "at": time,
-                "delta": {"type": "integer", "minimum": 1},
-                "rating_after": integer,
-            }
-        ),
-    }
+def sanction_schemas() -> dict[str, Schema]:
+    """The request body of a sanction (its answer is generated with the other answers:
+    `ratings_local.result_schemas`)."""
+    return {"SanctionBody": sanction_body(RETENTION_DAYS).schema()}
 
 
 def sanction_paths(

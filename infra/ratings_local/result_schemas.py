@@ -1,6 +1,7 @@
 """The JSON Schemas of the service's answers, generated from their declarations
-(`ratings.service.results`, annotated as `ratings.service.declared` describes): nothing here
-knows a field of any answer. Used by the OpenAPI document (`ratings_local.openapi`).
+(`ratings.service.results` and `ratings.service.moderation_results`, annotated as
+`ratings.service.declared` describes): nothing here knows a field of any answer. Used by the
+OpenAPI document (`ratings_local.openapi`).
 """
 
 import types
@@ -10,7 +11,7 @@ from datetime import datetime
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ratings.rules import Ladder
-from ratings.service import declared, game_result, results
+from ratings.service import declared, game_result, moderation_results, results
 from ratings.service.declared import Absent, Schema, SchemaContext
 from ratings.service.requests import LINK
 
@@ -21,14 +22,18 @@ _PLAIN: Mapping[type, Schema] = {
     str: {"type": "string"},
     datetime: declared.TIMESTAMP,
 }
+#: The answers of the HTTP API by their name in the document, and what it says of some as a
+#: whole.
+COMPONENTS: Mapping[str, type] = {**results.COMPONENTS, **moderation_results.COMPONENTS}
+DESCRIPTIONS: Mapping[type, str] = {**results.DESCRIPTIONS, **moderation_results.DESCRIPTIONS}
 #: Each component's name, by its answer type (an answer that is a component is referred to).
-_NAMES = {answer: name for name, answer in results.COMPONENTS.items()}
+_NAMES = {answer: name for name, answer in COMPONENTS.items()}
 
 
 def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
     """Every answer's schema by its name in the document, and the request body of a link."""
     context = SchemaContext(ladders)
-    schemas = {name: object_schema(answer, context) for name, answer in results.COMPONENTS.items()}
+    schemas = {name: object_schema(answer, context) for name, answer in COMPONENTS.items()}
     schemas["IdentityLink"] = LINK.schema()
     rulesets = {ladder.ruleset.name: ladder.ruleset for ladder in ladders.values()}
     for name, ruleset in rulesets.items():
@@ -72,16 +77,17 @@ def object_schema(answer: type, context: SchemaContext) -> Schema:
         doc = _mark(marks, declared.Doc)
         if doc is not None:
             schema["description"] = doc.text
-        properties[name] = schema
+        key = declared.json_name(name, marks)
+        properties[key] = schema
         if Absent not in options or only is not None:
-            required.append(name)
+            required.append(key)
     schema = {
         "type": "object",
         "properties": properties,
         "required": required,
         "additionalProperties": False,
     }
-    description = results.DESCRIPTIONS.get(answer)
+    description = DESCRIPTIONS.get(answer)
     if description is not None:
         schema["description"] = description
     return schema

@@ -1,12 +1,13 @@
 """The Moderation function (the erasure routes) and the ModerationWorker function, through
 the events API Gateway and SQS send them, on moto; and the game Api's 405 on their paths."""
 
+import io
 import json
 from types import ModuleType
 
 import pytest
 from support.games import recent_game
-from support.handlers import Api, LambdaContext, Stack
+from support.handlers import Api, LambdaContext, Stack, json_lines
 from support.lambda_events import sqs_event
 from support.queues import peek_messages
 
@@ -125,6 +126,30 @@ def test_a_job_message_that_can_never_succeed_is_dead_lettered(
     (dead,) = list(peek_messages(stack.sqs, stack.jobs_dlq_url))
     assert dead["Body"] == body
     assert dead["MessageAttributes"]["reason"]["StringValue"] == reason
+
+
+def test_the_worker_logs_what_it_did_with_the_job(
+    api: Api, moderation: Api, moderation_worker: ModuleType, stack: Stack, logs: io.StringIO
+) -> None:
+    assert api("POST", "/v1/ladders/backgammon/games", body=recent_game(None, "erin")).status == 201
+    assert moderation("POST", ERASURE.format("erin")).status == 202
+    (message,) = peek_messages(stack.sqs, stack.jobs_url)
+    event = sqs_event(stack.jobs_arn, [message["Body"]])
+
+    answer = moderation_worker.lambda_handler(event, LambdaContext(remaining_millis=60_000))
+
+    assert answer == {"batchItemFailures": []}
+    (worked,) = [line for line in json_lines(logs.getvalue()) if line["message"] == "job worked"]
+    summary = {name: worked[name] for name in ("job", "status", "phase", "continued", "superseded")}
+    assert summary == {
+        "job": "erasure",
+        "status": "done",
+        "phase": "done",
+        "continued": False,
+        "superseded": False,
+    }
+    assert worked["steps"] >= 1
+    assert "erin" not in json.dumps(worked)  # the summary names the job, not the player
 
 
 class ShrinkingContext(LambdaContext):

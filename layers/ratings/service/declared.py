@@ -7,6 +7,7 @@ array, another answer as an object), and `Annotated` says what the type alone do
 - `Json(schema)`: the JSON Schema of the value (an id's pattern, an enum, a bound);
 - `Ruled(schema_of)`: a schema that depends on the ladder's ruleset (or the ladders);
 - `Doc(text)`: the field's description;
+- `Key(name)`: the field's name in JSON, where Python keeps the word for itself (`from`);
 - `Spread(properties_of)`: a mapping whose entries are fields of the object itself (a
   ruleset's own fields), or (`Spread()`) another answer whose fields are;
 - `Only(applies)`: a field that exists only in some documents (a preview's `preview`);
@@ -17,7 +18,7 @@ schemas are generated from the same annotations (`ratings_local.result_schemas`)
 cannot drift.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from enum import Enum
 from types import MappingProxyType
@@ -70,6 +71,12 @@ class Doc(NamedTuple):
     text: str
 
 
+class Key(NamedTuple):
+    """The field's name in JSON, where it cannot be its name in Python (a keyword)."""
+
+    name: str
+
+
 class Spread(NamedTuple):
     """A field whose entries are the object's own properties: a mapping (`properties_of`
     says which, with their schemas), or another answer (its fields, without `properties_of`)."""
@@ -112,8 +119,9 @@ NO_PROPERTIES: Mapping[str, Any] = MappingProxyType({})
 
 # Writing answers ----------------------------------------------------------------------------
 
-#: Per answer type, its fields as (name, spread): computed once from the annotations.
-_PLANS: dict[type, tuple[tuple[str, bool], ...]] = {}
+#: Per answer type, its fields as (name, JSON name, spread): computed once from the
+#: annotations.
+_PLANS: dict[type, tuple[tuple[str, str, bool], ...]] = {}
 
 
 def json_of(answer: tuple[Any, ...]) -> JsonObject:
@@ -128,12 +136,12 @@ def to_json(value: Any) -> Any:
         if not hasattr(value, "_fields"):
             return [to_json(item) for item in value]
         out: dict[str, Any] = {}
-        for name, spread in _plan(type(value)):
+        for name, key, spread in _plan(type(value)):
             item = getattr(value, name)
             if spread:
                 out.update(to_json(item))
             elif item is not ABSENT:
-                out[name] = to_json(item)
+                out[key] = to_json(item)
         return out
     if isinstance(value, list):
         return [to_json(item) for item in value]
@@ -144,19 +152,20 @@ def to_json(value: Any) -> Any:
     return value
 
 
-def _plan(answer: type) -> tuple[tuple[str, bool], ...]:
+def json_name(name: str, marks: Sequence[Any]) -> str:
+    """A field's name in JSON: its `Key`, else its own."""
+    key = next((mark for mark in marks if isinstance(mark, Key)), None)
+    return name if key is None else key.name
+
+
+def _plan(answer: type) -> tuple[tuple[str, str, bool], ...]:
     plan = _PLANS.get(answer)
     if plan is None:
         annotations = answer.__annotations__
-        plan = tuple(
-            (
-                name,
-                any(
-                    isinstance(mark, Spread)
-                    for mark in getattr(annotations[name], "__metadata__", ())
-                ),
-            )
-            for name in answer._fields  # type: ignore[attr-defined]
-        )
-        _PLANS[answer] = plan
+        entries = []
+        for name in answer._fields:  # type: ignore[attr-defined]
+            marks = getattr(annotations[name], "__metadata__", ())
+            spread = any(isinstance(mark, Spread) for mark in marks)
+            entries.append((name, json_name(name, marks), spread))
+        plan = _PLANS[answer] = tuple(entries)
     return plan

@@ -1,8 +1,9 @@
-"""Every answer of the service but a game's result (`service.game_result`), declared once as a
-typed value (see `service.declared` for the annotations): what the use cases return, what the
-HTTP API, the queues' consumers and the CLI write, and what the OpenAPI document's result
-schemas are generated from (`COMPONENTS`, `RULESET_COMPONENTS`). A use case returns an
-answer's JSON (`json_of`); a stored result is returned as it was stored.
+"""Every answer of the service but a game's result (`service.game_result`) and the moderation
+answers (`service.moderation_results`), declared once as a typed value (see `service.declared`
+for the annotations): what the use cases return, what the HTTP API, the queues' consumers and
+the CLI write, and what the OpenAPI document's result schemas are generated from
+(`COMPONENTS`, `RULESET_COMPONENTS`). A use case returns an answer's JSON (`json_of`); a stored
+result is returned as it was stored.
 """
 
 from collections.abc import Mapping, Sequence
@@ -168,8 +169,8 @@ class PodiumBonusEvent(NamedTuple):
 class History(NamedTuple):
     player_id: Annotated[str, IDENTIFIER]
     ladder: Annotated[str, IDENTIFIER]
-    #: The stored events, each the JSON of a GameEvent, a PodiumBonusEvent or a refund's
-    #: event (`ratings.service.sanction_documents.refund_event`).
+    #: The stored events, each the JSON of a GameEvent, a PodiumBonusEvent or a RefundEvent
+    #: (`ratings.service.moderation_results`).
     events: Annotated[
         Sequence[JsonObject],
         Json(
@@ -244,6 +245,30 @@ class StandingsRefreshed(NamedTuple):
     entries_read: int
     refreshed_at: datetime
     stored: bool
+
+
+class RefreshedLadders(NamedTuple):
+    """What a run of the RefreshStandings function returns: each ladder's summary, the JSON
+    of a StandingsRefreshed."""
+
+    ladders: Sequence[JsonObject]
+
+
+class PodiumsDrained(NamedTuple):
+    """What a run of the AwardPodiums function did with the messages it received, by outcome."""
+
+    awarded: int
+    dead_lettered: int
+    #: Already awarded (a message delivered again): deleted.
+    duplicate: int
+    #: Sent back to the podium queue, delayed (contention, throttling): deleted.
+    requeued: int
+    #: Left in the queue for a later run (a bug, or a failed send back).
+    left: int
+    #: Received once the run's time was spent: made visible again, untouched.
+    released: int
+    #: Handled but not deleted: they come back and are settled again, as duplicates.
+    undeleted: int
 
 
 # The answer to a write ------------------------------------------------------------------------

@@ -11,10 +11,11 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
 from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
+from ratings.service.declared import Key
 from ratings.service.player import Player
 from ratings.service.results import GAME_EVENT as GAME_EVENT
 from ratings.service.results import PODIUM_EVENT as PODIUM_EVENT
@@ -220,11 +221,11 @@ class Job(NamedTuple):
 class JobMessage(NamedTuple):
     """What the jobs queue carries: the job it names, nothing else (the record has the rest)."""
 
-    kind: str
+    kind: Annotated[str, Key("job")]
     job_id: str
 
     def body(self) -> str:
-        return json.dumps({"job": self.kind, "job_id": self.job_id}, separators=(",", ":"))
+        return json.dumps(json_of(self), separators=(",", ":"))
 
     @classmethod
     def parse(cls, body: object) -> "JobMessage":

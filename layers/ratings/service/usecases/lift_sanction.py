@@ -6,10 +6,10 @@ from datetime import datetime
 
 from ratings.service.context import Context
 from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.moderation_results import SanctionResult
 from ratings.service.ports import SanctionStore, Writes
+from ratings.service.results import JsonObject, json_of
 from ratings.service.retries import Retrier
-from ratings.service.sanction_documents import sanction_answer
-from ratings.service.stored import JsonObject
 from ratings.service.usecases.read_sanction import ReadSanction
 
 
@@ -48,4 +48,4 @@ class LiftSanction:
                 self.sanctions.commit_lift(sanction, [player.lifted() for player in carrying])
             except AlreadyStored:
                 raise WriteConflict(sanction_id) from None  # lifted meanwhile: answer that
-        return sanction_answer(sanction, view.decisions)
+        return json_of(SanctionResult.of(sanction, view.decisions))

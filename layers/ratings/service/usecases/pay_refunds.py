@@ -19,10 +19,11 @@ from ratings.rules.refunds import GAME_GONE, Victim, refund_for
 from ratings.service.context import Context
 from ratings.service.errors import AlreadyStored
 from ratings.service.jobs import JobKind
+from ratings.service.moderation_results import RefundEvent
 from ratings.service.player import Player
 from ratings.service.ports import JobRecords, SanctionStore, Writes
+from ratings.service.results import json_of
 from ratings.service.retries import Retrier
-from ratings.service.sanction_documents import refund_event
 from ratings.service.sanction_records import (
     REFUND_EVENT,
     SANCTION,
@@ -184,7 +185,7 @@ class _Refund:
             event_type=REFUND_EVENT,
             ref_id=game.game_id,
             ranked=False,
-            body=refund_event(decision),
+            body=json_of(RefundEvent.of(decision)),
             expires_at=now + refunds.context.settings.history_retention,
         )
         try:

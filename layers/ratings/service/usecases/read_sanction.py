@@ -2,11 +2,11 @@
 
 from ratings.service.context import Context
 from ratings.service.errors import NotFound
+from ratings.service.moderation_results import SanctionResult
 from ratings.service.parameters import require_id
 from ratings.service.ports import SanctionStore
-from ratings.service.sanction_documents import sanction_answer
+from ratings.service.results import JsonObject, json_of
 from ratings.service.sanction_records import Sanction, SanctionView
-from ratings.service.stored import JsonObject
 
 
 class ReadSanction:
@@ -17,7 +17,7 @@ class ReadSanction:
     def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
         ladder = self.context.ladder(ladder_id)
         sanction, view = self.stored(ladder.ladder_id, sanction_id)
-        return sanction_answer(sanction, view.decisions)
+        return json_of(SanctionResult.of(sanction, view.decisions))
 
     def stored(self, ladder_id: str, sanction_id: str) -> tuple[Sanction, SanctionView]:
         """The sanction as stored, and its decisions; NotFound when there is none (a

@@ -18,19 +18,19 @@ from ratings.service.errors import (
     RetryLater,
     WriteConflict,
 )
+from ratings.service.moderation_results import ErasureResult
 from ratings.service.parameters import require_id
 from ratings.service.ports import ErasureWrites, JobQueue, JobRecords
+from ratings.service.results import JsonObject, json_of
 from ratings.service.retries import Retrier
 from ratings.service.stored import (
     DONE,
     ERASURE,
     PENDING,
     Job,
-    JsonObject,
     Progress,
     erasure_id,
 )
-from ratings.timestamps import format_utc_millis
 
 #: The first phase of an erasure's work (`erase_player`).
 FIRST_PHASE = "mark"
@@ -40,18 +40,6 @@ PSEUDONYM_PREFIX = "erased-"
 
 def new_pseudonym() -> str:
     return PSEUDONYM_PREFIX + secrets.token_hex(12)
-
-
-def erasure_document(player_id: str, job: Job) -> JsonObject:
-    """The answer of both routes: the status of the erasure `job` of `player_id`."""
-    document: JsonObject = {
-        "player_id": player_id,
-        "status": job.status,
-        "requested_at": format_utc_millis(job.requested_at),
-    }
-    if job.completed_at is not None:
-        document["completed_at"] = format_utc_millis(job.completed_at)
-    return document
 
 
 class RequestErasure:
@@ -74,7 +62,7 @@ class RequestErasure:
         job = self.retrier.run("erasure", lambda: self._attempt(player_id))
         if job.pending:
             self._queue(job)
-        return erasure_document(player_id, job)
+        return json_of(ErasureResult.of(player_id, job))
 
     def _attempt(self, player_id: str) -> Job:
         job_id = erasure_id(player_id)
@@ -126,4 +114,4 @@ class ReadErasure:
         job = self.jobs.get_job(ERASURE, erasure_id(player_id))
         if job is None:
             raise NotFound(f"no erasure of player_id {player_id!r} was requested")
-        return erasure_document(player_id, job)
+        return json_of(ErasureResult.of(player_id, job))

@@ -19,12 +19,12 @@ from ratings.service.errors import (
     SanctionConflict,
     WriteConflict,
 )
+from ratings.service.moderation_results import SanctionResult
 from ratings.service.player_reads import players_of, refuse_erasing
 from ratings.service.ports import JobQueue, SanctionStore, Writes
 from ratings.service.requests import SanctionInput, parse_sanction
-from ratings.service.results import Submitted
+from ratings.service.results import Submitted, json_of
 from ratings.service.retries import Retrier
-from ratings.service.sanction_documents import sanction_answer
 from ratings.service.sanction_records import Sanction
 
 
@@ -97,7 +97,7 @@ class SanctionPlayer:
         except AlreadyStored:
             # Made meanwhile (a concurrent copy of this request, or another): read again.
             raise WriteConflict(sent.sanction_id) from None
-        return sanction, Submitted(sanction_answer(sanction, []), created=True)
+        return sanction, Submitted(json_of(SanctionResult.of(sanction, [])), created=True)
 
     def _repeated(self, sanction: Sanction, sent: SanctionInput) -> tuple[Sanction, Submitted]:
         if sanction.fingerprint != sent.fingerprint:
@@ -108,4 +108,6 @@ class SanctionPlayer:
             )
         view = self.sanctions.read_sanction(sanction.ladder, sanction.sanction_id)
         current = view.sanction or sanction
-        return current, Submitted(sanction_answer(current, view.decisions), created=False)
+        return current, Submitted(
+            json_of(SanctionResult.of(current, view.decisions)), created=False
+        )
