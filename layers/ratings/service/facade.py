@@ -71,14 +71,14 @@ class RatingService:
         # the worker runs them all.
         jobs = job_queue or NoJobQueue()
         sanctions = storage.sanctions
-        self.sanction_player = SanctionPlayer(context, sanctions, writes, jobs, retrier)
-        self.get_sanction = ReadSanction(context, sanctions)
-        self.lift_sanction = LiftSanction(context, sanctions, writes, retrier)
+        self.sanction_player = SanctionPlayer(context, sanctions, writes, jobs, retrier).run
+        self.get_sanction = ReadSanction(context, sanctions).run
+        self.lift_sanction = LiftSanction(context, sanctions, writes, retrier).run
         self.pay_refunds = PayRefunds(context, sanctions, writes, storage.jobs, retrier)
         self.request_erasure = RequestErasure(
             context, storage.jobs, storage.erasures, jobs, retrier
-        )
-        self.get_erasure = ReadErasure(storage.jobs)
+        ).run
+        self.get_erasure = ReadErasure(storage.jobs).run
         kinds: dict[str, JobKind] = {
             ERASURE: ErasePlayer(context, storage.erasures, SanctionPseudonyms(sanctions)),
             self.pay_refunds.kind: self.pay_refunds,

@@ -17,7 +17,8 @@ save fails its condition, and that worker leaves the job to the one that got the
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from typing import ClassVar, NamedTuple
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import NotFound, WriteConflict
@@ -31,7 +32,7 @@ class JobKind(ABC):
     """One kind of job: how a step works it on from its saved progress."""
 
     #: The name in job records and messages (`Job.kind`).
-    kind: str
+    kind: ClassVar[str]
 
     @abstractmethod
     def step(self, job: Job) -> Job:
@@ -54,26 +55,17 @@ class JobRun(NamedTuple):
     superseded: bool = False
 
 
+@dataclass(frozen=True)
 class RunJob:
     """Works the job a message names, step by step, while the invocation has time."""
 
-    def __init__(
-        self,
-        records: JobRecords,
-        queue: JobQueue,
-        kinds: Mapping[str, JobKind],
-        retrier: Retrier,
-        clock: Clock,
-        *,
-        reserve_seconds: float = 15.0,
-    ) -> None:
-        self.records = records
-        self.queue = queue
-        self.kinds = kinds
-        self.retrier = retrier
-        self.clock = clock
-        #: A step starts only while more than this is left of the invocation.
-        self.reserve_seconds = reserve_seconds
+    records: JobRecords
+    queue: JobQueue
+    kinds: Mapping[str, JobKind]
+    retrier: Retrier
+    clock: Clock
+    #: A step starts only while more than this is left of the invocation.
+    reserve_seconds: float = field(default=15.0, kw_only=True)
 
     def __call__(self, body: object, seconds_left: Callable[[], float]) -> JobRun:
         """Work the job of the message `body` (its JSON value) until it is done, or until

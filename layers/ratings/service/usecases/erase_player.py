@@ -19,6 +19,8 @@ The phases, each made of idempotent steps:
 """
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 from ratings.service import pseudonyms
 from ratings.service.context import Context
@@ -51,18 +53,13 @@ PAGES, UNLINK, STATES = "pages", "unlink", "states"
 PAGE_SIZE = 25
 
 
+@dataclass(frozen=True)
 class ErasePlayer(JobKind):
-    kind = ERASURE
+    kind: ClassVar[str] = ERASURE
 
-    def __init__(
-        self,
-        context: Context,
-        erasures: ErasureWrites,
-        sanctions: SanctionPseudonyms | None = None,
-    ) -> None:
-        self.context = context
-        self.erasures = erasures
-        self.sanctions = sanctions
+    context: Context
+    erasures: ErasureWrites
+    sanctions: SanctionPseudonyms | None = None
 
     def step(self, job: Job) -> Job:
         phase = job.progress.phase

@@ -3,6 +3,7 @@ refunds already paid stay, and those still to be decided are still paid. Lifting
 answers like lifting once."""
 
 from datetime import datetime
+from typing import NamedTuple
 
 from ratings.service.context import Context
 from ratings.service.errors import AlreadyStored, WriteConflict
@@ -13,27 +14,21 @@ from ratings.service.retries import Retrier
 from ratings.service.usecases.read_sanction import ReadSanction
 
 
-class LiftSanction:
-    def __init__(
-        self,
-        context: Context,
-        sanctions: SanctionStore,
-        writes: Writes,
-        retrier: Retrier,
-    ) -> None:
-        self.context = context
-        self.sanctions = sanctions
-        self.writes = writes
-        self.read = ReadSanction(context, sanctions)
-        self.retrier = retrier
+class LiftSanction(NamedTuple):
+    """Lifts through `sanctions`, resolving a link through `writes`."""
 
-    def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
+    context: Context
+    sanctions: SanctionStore
+    writes: Writes
+    retrier: Retrier
+
+    def run(self, ladder_id: str, sanction_id: str) -> JsonObject:
         ladder = self.context.ladder(ladder_id)
         now = self.context.now()
         return self.retrier.run("lift", lambda: self._attempt(ladder.ladder_id, sanction_id, now))
 
     def _attempt(self, ladder_id: str, sanction_id: str, now: datetime) -> JsonObject:
-        sanction, view = self.read.stored(ladder_id, sanction_id)
+        sanction, view = ReadSanction(self.context, self.sanctions).stored(ladder_id, sanction_id)
         if sanction.lifted_at is None:
             # The states that carry the sanction: the player's, and their account's when the
             # player is an anonymous id linked since (the sanction followed them).

@@ -13,6 +13,8 @@ learns it was overtaken and stops (`ratings.service.jobs.RunJob`).
 import contextlib
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 from ratings.rules import Ladder
 from ratings.rules.refunds import GAME_GONE, Victim, refund_for
@@ -41,26 +43,19 @@ from ratings.service.stored import Job, PlayerEvent
 GAMES_PER_STEP = 25
 
 
+@dataclass
 class PayRefunds(JobKind):
-    """The sanction job kind: each step decides the next page of games."""
+    """The sanction job kind: each step decides the next page of games (a dataclass, not a
+    NamedTuple: tools and tests set `games_per_step`)."""
 
-    kind = SANCTION
+    kind: ClassVar[str] = SANCTION
 
-    def __init__(
-        self,
-        context: Context,
-        sanctions: SanctionStore,
-        writes: Writes,
-        jobs: JobRecords,
-        retrier: Retrier,
-        games_per_step: int = GAMES_PER_STEP,
-    ) -> None:
-        self.context = context
-        self.sanctions = sanctions
-        self.writes = writes
-        self.jobs = jobs
-        self.retrier = retrier
-        self.games_per_step = games_per_step
+    context: Context
+    sanctions: SanctionStore
+    writes: Writes
+    jobs: JobRecords
+    retrier: Retrier
+    games_per_step: int = GAMES_PER_STEP
 
     def step(self, job: Job) -> Job:
         """Decide the next page of the sanction's games: the job after it (done once no
@@ -112,30 +107,21 @@ class PayRefunds(JobKind):
             _Refund(self, ladder, sanction, player_id, game, reads, known).decide()
 
 
+@dataclass
 class _Refund:
     """The decision about one game, retried from a fresh read of the victim's state when a
     concurrent write (the victim playing) got there first."""
 
-    def __init__(
-        self,
-        refunds: PayRefunds,
-        ladder: Ladder,
-        sanction: Sanction,
-        player_id: str,
-        game: GameAgainst,
-        reads: RefundReads,
-        known: dict[str, Player],
-    ) -> None:
-        self.refunds = refunds
-        self.ladder = ladder
-        self.sanction = sanction
-        #: The sanctioned player, as the id these games were played under.
-        self.player_id = player_id
-        self.game = game
-        self.reads = reads
-        self.known = known
-        #: Set when a commit failed: the next attempt reads the victim's state afresh.
-        self.fresh = False
+    refunds: PayRefunds
+    ladder: Ladder
+    sanction: Sanction
+    #: The sanctioned player, as the id these games were played under.
+    player_id: str
+    game: GameAgainst
+    reads: RefundReads
+    known: dict[str, Player]
+    #: Set when a commit failed: the next attempt reads the victim's state afresh.
+    fresh: bool = False
 
     def decide(self) -> None:
         self.refunds.retrier.run("refund", self._attempt)

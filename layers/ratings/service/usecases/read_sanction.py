@@ -1,5 +1,7 @@
 """Read a sanction: where it stands and every refund decided so far."""
 
+from typing import NamedTuple
+
 from ratings.service.context import Context
 from ratings.service.errors import NotFound
 from ratings.service.moderation_results import SanctionResult
@@ -9,12 +11,11 @@ from ratings.service.results import JsonObject, json_of
 from ratings.service.sanction_records import Sanction, SanctionView
 
 
-class ReadSanction:
-    def __init__(self, context: Context, sanctions: SanctionStore) -> None:
-        self.context = context
-        self.sanctions = sanctions
+class ReadSanction(NamedTuple):
+    context: Context
+    sanctions: SanctionStore
 
-    def __call__(self, ladder_id: str, sanction_id: str) -> JsonObject:
+    def run(self, ladder_id: str, sanction_id: str) -> JsonObject:
         ladder = self.context.ladder(ladder_id)
         sanction, view = self.stored(ladder.ladder_id, sanction_id)
         return json_of(SanctionResult.of(sanction, view.decisions))

@@ -9,6 +9,7 @@ under it again since (a fresh start), is erased again.
 """
 
 import secrets
+from typing import NamedTuple
 
 from ratings.service.context import Context
 from ratings.service.errors import (
@@ -42,22 +43,17 @@ def new_pseudonym() -> str:
     return PSEUDONYM_PREFIX + secrets.token_hex(12)
 
 
-class RequestErasure:
-    def __init__(
-        self,
-        context: Context,
-        jobs: JobRecords,
-        erasures: ErasureWrites,
-        queue: JobQueue,
-        retrier: Retrier,
-    ) -> None:
-        self.context = context
-        self.jobs = jobs
-        self.erasures = erasures
-        self.queue = queue
-        self.retrier = retrier
+class RequestErasure(NamedTuple):
+    """Records the erasure's job in `jobs` (asking `erasures` whether the id holds anything)
+    and queues it on `queue`."""
 
-    def __call__(self, player_id: str) -> JsonObject:
+    context: Context
+    jobs: JobRecords
+    erasures: ErasureWrites
+    queue: JobQueue
+    retrier: Retrier
+
+    def run(self, player_id: str) -> JsonObject:
         require_id(player_id, "player_id")
         job = self.retrier.run("erasure", lambda: self._attempt(player_id))
         if job.pending:
@@ -105,11 +101,10 @@ class RequestErasure:
             ) from error
 
 
-class ReadErasure:
-    def __init__(self, jobs: JobRecords) -> None:
-        self.jobs = jobs
+class ReadErasure(NamedTuple):
+    jobs: JobRecords
 
-    def __call__(self, player_id: str) -> JsonObject:
+    def run(self, player_id: str) -> JsonObject:
         require_id(player_id, "player_id")
         job = self.jobs.get_job(ERASURE, erasure_id(player_id))
         if job is None:

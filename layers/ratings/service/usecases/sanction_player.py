@@ -8,6 +8,7 @@ page (`pay_refunds`); a new sanction answers `pending`.
 """
 
 from datetime import datetime
+from typing import NamedTuple
 
 from ratings.rules import Ladder
 from ratings.rules.refunds import refund_window
@@ -28,23 +29,17 @@ from ratings.service.retries import Retrier
 from ratings.service.sanction_records import Sanction
 
 
-class SanctionPlayer:
-    def __init__(
-        self,
-        context: Context,
-        sanctions: SanctionStore,
-        writes: Writes,
-        queue: JobQueue,
-        retrier: Retrier,
-    ) -> None:
-        self.context = context
-        self.sanctions = sanctions
-        # Reads the state of an account reached through a link.
-        self.writes = writes
-        self.queue = queue
-        self.retrier = retrier
+class SanctionPlayer(NamedTuple):
+    """Stores sanctions through `sanctions`, reads a linked account's state through `writes`,
+    and queues the refunds' job on `queue`."""
 
-    def __call__(self, ladder_id: str, body: object) -> Submitted:
+    context: Context
+    sanctions: SanctionStore
+    writes: Writes
+    queue: JobQueue
+    retrier: Retrier
+
+    def run(self, ladder_id: str, body: object) -> Submitted:
         """Make the sanction once; the same sanction again answers its current status."""
         ladder = self.context.ladder(ladder_id)
         sent = parse_sanction(body, self.context.settings.history_retention.days)
