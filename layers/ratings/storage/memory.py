@@ -13,18 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
+from ratings.service import ports
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
-from ratings.service.ports import (
-    ErasureWrites,
-    HistoryView,
-    JobRecords,
-    LeaderboardView,
-    RankView,
-    ResultsView,
-    SanctionStore,
-    Writes,
-)
 from ratings.service.results import GAME_EVENT
 from ratings.service.stored import (
     ERASURE,
@@ -74,15 +65,15 @@ class InMemoryStorage:
         self.lock = threading.RLock()
         #: The writes port as the fake's other stores use it (its checked commit).
         self.fake_writes = InMemoryWrites(self)
-        self.writes: Writes = self.fake_writes
-        self.results: ResultsView = InMemoryResults(self)
-        self.history: HistoryView = InMemoryHistory(self)
-        self.leaderboard: LeaderboardView = InMemoryLeaderboard(self)
-        self.ranks: RankView = InMemoryRanks(self)
+        self.writes: ports.Writes = self.fake_writes
+        self.results: ports.ResultsView = InMemoryResults(self)
+        self.history: ports.HistoryView = InMemoryHistory(self)
+        self.leaderboard: ports.LeaderboardView = InMemoryLeaderboard(self)
+        self.ranks: ports.RankView = InMemoryRanks(self)
         self.sanction_tables = SanctionTables()
-        self.sanctions: SanctionStore = InMemorySanctions(self)
-        self.jobs: JobRecords = InMemoryJobs(self)
-        self.erasures: ErasureWrites = InMemoryErasures(self)
+        self.sanctions: ports.SanctionStore = InMemorySanctions(self)
+        self.jobs: ports.JobRecords = InMemoryJobs(self)
+        self.erasures: ports.ErasureWrites = InMemoryErasures(self)
 
     def board(self, ladder: str) -> list[LeaderboardRow]:
         """The ladder's leaderboard, in order."""
@@ -103,7 +94,7 @@ class InMemoryStorage:
             self.games = {key: game for key, game in self.games.items() if game.expires_at > now}
 
 
-class InMemoryWrites(Writes):
+class InMemoryWrites(ports.Writes):
     """The writes port over the fake's tables: every commit checks all of its
     conditions under the lock before it changes anything."""
 
@@ -285,7 +276,7 @@ class InMemoryWrites(Writes):
             tables.commits += 1
 
 
-class InMemoryJobs(JobRecords):
+class InMemoryJobs(ports.JobRecords):
     def __init__(self, tables: InMemoryStorage) -> None:
         self._tables = tables
 

@@ -18,16 +18,7 @@ consistent and batched. Its modules, one job each:
 
 from pynamodb.connection import Connection
 
-from ratings.service.ports import (
-    ErasureWrites,
-    HistoryView,
-    JobRecords,
-    LeaderboardView,
-    RankView,
-    ResultsView,
-    SanctionStore,
-    Writes,
-)
+from ratings.service import ports
 from ratings.storage.dynamodb.erasures import DynamoErasures
 from ratings.storage.dynamodb.history import DynamoHistory
 from ratings.storage.dynamodb.jobs import DynamoJobs
@@ -66,14 +57,14 @@ class DynamoStorage:
         """`client`: the table client's timeouts and retries (pynamodb's defaults unless
         given; wiring fits them to the function's time)."""
         self.table = BoundTable(table_name, region, endpoint_url, leaderboard_shards, client)
-        self.writes: Writes = DynamoWrites(self.table)
-        self.results: ResultsView = DynamoResults(self.table)
-        self.history: HistoryView = DynamoHistory(self.table)
-        self.leaderboard: LeaderboardView = DynamoLeaderboard(self.table)
-        self.ranks: RankView = DynamoRanks(self.table)
-        self.sanctions: SanctionStore = DynamoSanctions(self.table)
-        self.jobs: JobRecords = DynamoJobs(self.table)
-        self.erasures: ErasureWrites = DynamoErasures(self.table)
+        self.writes: ports.Writes = DynamoWrites(self.table)
+        self.results: ports.ResultsView = DynamoResults(self.table)
+        self.history: ports.HistoryView = DynamoHistory(self.table)
+        self.leaderboard: ports.LeaderboardView = DynamoLeaderboard(self.table)
+        self.ranks: ports.RankView = DynamoRanks(self.table)
+        self.sanctions: ports.SanctionStore = DynamoSanctions(self.table)
+        self.jobs: ports.JobRecords = DynamoJobs(self.table)
+        self.erasures: ports.ErasureWrites = DynamoErasures(self.table)
 
     @property
     def connection(self) -> Connection:
