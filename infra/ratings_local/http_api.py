@@ -163,6 +163,10 @@ class LocalApiServer(ThreadingHTTPServer):
     """Threaded: concurrent requests are concurrent invocations, as API Gateway makes them."""
 
     daemon_threads = True
+    # socketserver's default backlog is 5: a burst of concurrent clients on a busy machine can
+    # overflow it, and a connection the kernel then drops is reset under the client (API
+    # Gateway would answer it). A test run saw such a reset in a 16-client burst.
+    request_queue_size = 128
 
     def __init__(
         self,

@@ -97,18 +97,16 @@ class AlreadyLinked(Conflict):
     code = "already_linked"
 
 
-class SanctionConflict(ServiceError):
+class SanctionConflict(Conflict):
     """The sanction id was already used with other content."""
 
     code = "sanction_conflict"
-    disposition = Disposition.CONFLICT
 
 
-class AlreadySanctioned(ServiceError):
+class AlreadySanctioned(Conflict):
     """The player is under another sanction in the ladder already (lift it first)."""
 
     code = "already_sanctioned"
-    disposition = Disposition.CONFLICT
 
 
 class RetryLater(ServiceError):
