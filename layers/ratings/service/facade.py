@@ -2,36 +2,36 @@
 set of ladders, each a field of `RatingService`. Plain values in, plain values out; every
 write is one atomic commit through the writes port.
 
-A new use case is a module in `ratings.service.usecases` and a line here.
+A new use case is a module in `ratings.service.usecases` and a line here. The moderation use
+cases, and the background jobs they queue, are made (and their modules imported) on first use:
+the game functions never call them, and every import is cold-start time.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from ratings.rules import Ladder
 from ratings.service.context import Context
-from ratings.service.jobs import JobKind, NoJobQueue, RunJob
 from ratings.service.ports import JobQueue, Storage
 from ratings.service.ranking import Ranking
 from ratings.service.results import JsonObject, LadderList, json_of
 from ratings.service.retries import Retrier
 from ratings.service.settings import Clock, Settings, utc_now
-from ratings.service.stored import ERASURE
 from ratings.service.usecases.award_podium import AwardPodium
-from ratings.service.usecases.erase_player import ErasePlayer
-from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
-from ratings.service.usecases.lift_sanction import LiftSanction
 from ratings.service.usecases.link_identity import LinkIdentity
-from ratings.service.usecases.pay_refunds import PayRefunds
 from ratings.service.usecases.preview_game import PreviewGame
 from ratings.service.usecases.read_history import ReadHistory
 from ratings.service.usecases.read_leaderboard import ReadLeaderboard
 from ratings.service.usecases.read_player import ReadPlayer
 from ratings.service.usecases.read_results import ReadResults
-from ratings.service.usecases.read_sanction import ReadSanction
 from ratings.service.usecases.refresh_standings import RefreshStandings
-from ratings.service.usecases.request_erasure import ReadErasure, RequestErasure
-from ratings.service.usecases.sanction_player import SanctionPlayer
 from ratings.service.usecases.submit_game import SubmitGame
+
+if TYPE_CHECKING:
+    from ratings.service.jobs import RunJob
+    from ratings.service.results import Submitted
+    from ratings.service.usecases.pay_refunds import PayRefunds
 
 
 class RatingService:
@@ -67,24 +67,78 @@ class RatingService:
         self.get_history = ReadHistory(context, writes, storage.history).run
         self.get_leaderboard = ReadLeaderboard(context, writes, storage.leaderboard, ranking).run
         self.refresh_standings = RefreshStandings(context, writes, storage.ranks).run
-        # Moderation, and the background jobs it queues: a kind is a module with its step;
-        # the worker runs them all.
-        jobs = job_queue or NoJobQueue()
-        sanctions = storage.sanctions
-        self.sanction_player = SanctionPlayer(context, sanctions, writes, jobs, retrier).run
-        self.get_sanction = ReadSanction(context, sanctions).run
-        self.lift_sanction = LiftSanction(context, sanctions, writes, retrier).run
-        self.pay_refunds = PayRefunds(context, sanctions, writes, storage.jobs, retrier)
-        self.request_erasure = RequestErasure(
-            context, storage.jobs, storage.erasures, jobs, retrier
-        ).run
-        self.get_erasure = ReadErasure(storage.jobs).run
-        kinds: dict[str, JobKind] = {
-            ERASURE: ErasePlayer(context, storage.erasures, SanctionPseudonyms(sanctions)),
-            self.pay_refunds.kind: self.pay_refunds,
-        }
-        self.run_job = RunJob(storage.jobs, jobs, kinds, retrier, clock)
         self._ladders = ladders
+        self._context = context
+        self._storage = storage
+        self._job_queue = job_queue
+        self._clock = clock
+
+    # Moderation, and the background jobs it queues: a kind is a module with its step; the
+    # worker runs them all.
+
+    @cached_property
+    def _jobs_queue(self) -> JobQueue:
+        from ratings.service.jobs import NoJobQueue
+
+        return self._job_queue or NoJobQueue()
+
+    @cached_property
+    def sanction_player(self) -> "Callable[[str, object], Submitted]":
+        from ratings.service.usecases.sanction_player import SanctionPlayer
+
+        storage = self._storage
+        return SanctionPlayer(
+            self._context, storage.sanctions, storage.writes, self._jobs_queue, self.retrier
+        ).run
+
+    @cached_property
+    def get_sanction(self) -> Callable[[str, str], JsonObject]:
+        from ratings.service.usecases.read_sanction import ReadSanction
+
+        return ReadSanction(self._context, self._storage.sanctions).run
+
+    @cached_property
+    def lift_sanction(self) -> Callable[[str, str], JsonObject]:
+        from ratings.service.usecases.lift_sanction import LiftSanction
+
+        storage = self._storage
+        return LiftSanction(self._context, storage.sanctions, storage.writes, self.retrier).run
+
+    @cached_property
+    def pay_refunds(self) -> "PayRefunds":
+        from ratings.service.usecases.pay_refunds import PayRefunds
+
+        storage = self._storage
+        return PayRefunds(
+            self._context, storage.sanctions, storage.writes, storage.jobs, self.retrier
+        )
+
+    @cached_property
+    def request_erasure(self) -> Callable[[str], JsonObject]:
+        from ratings.service.usecases.request_erasure import RequestErasure
+
+        storage = self._storage
+        return RequestErasure(
+            self._context, storage.jobs, storage.erasures, self._jobs_queue, self.retrier
+        ).run
+
+    @cached_property
+    def get_erasure(self) -> Callable[[str], JsonObject]:
+        from ratings.service.usecases.request_erasure import ReadErasure
+
+        return ReadErasure(self._storage.jobs).run
+
+    @cached_property
+    def run_job(self) -> "RunJob":
+        from ratings.service.jobs import JobKind, RunJob
+        from ratings.service.stored import ERASURE
+        from ratings.service.usecases.erase_player import ErasePlayer
+        from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
+
+        storage = self._storage
+        erase = ErasePlayer(self._context, storage.erasures, SanctionPseudonyms(storage.sanctions))
+        kinds: dict[str, JobKind] = {ERASURE: erase, self.pay_refunds.kind: self.pay_refunds}
+        return RunJob(storage.jobs, self._jobs_queue, kinds, self.retrier, self._clock)
 
     @property
     def retries(self) -> int:

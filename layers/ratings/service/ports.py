@@ -24,24 +24,14 @@ state only over the version it came from (`Player.replaces_version`); if that no
 it raises `WriteConflict` and changes nothing, so the caller re-reads and tries again.
 """
 
+from __future__ import annotations
+
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ratings.rules.refunds import Window
 from ratings.service.player import Player
-from ratings.service.sanction_records import (
-    GameAgainst,
-    GamePosition,
-    GamesPage,
-    NamedInSanctions,
-    RefundDecision,
-    RefundReads,
-    Sanction,
-    SanctionReads,
-    SanctionView,
-)
 from ratings.service.stored import (
     ErasedIdentity,
     EventKey,
@@ -62,6 +52,20 @@ from ratings.service.stored import (
     StoredGame,
     StoredTournament,
 )
+
+if TYPE_CHECKING:  # only the moderation ports' signatures name them: the game path never loads
+    from ratings.rules.refunds import Window
+    from ratings.service.sanction_records import (
+        GameAgainst,
+        GamePosition,
+        GamesPage,
+        NamedInSanctions,
+        RefundDecision,
+        RefundReads,
+        Sanction,
+        SanctionReads,
+        SanctionView,
+    )
 
 
 class Writes(ABC):
@@ -371,11 +375,21 @@ class Storage(Protocol):
     """What a service is built over: the writes port and each read view, and the stores of
     sanctions, jobs and erasures."""
 
-    writes: Writes
-    results: ResultsView
-    history: HistoryView
-    leaderboard: LeaderboardView
-    ranks: RankView
-    sanctions: "SanctionStore"
-    jobs: "JobRecords"
-    erasures: "ErasureWrites"
+    # Read-only: an implementation may make a store on first use (the DynamoDB one makes
+    # the moderation stores so).
+    @property
+    def writes(self) -> Writes: ...
+    @property
+    def results(self) -> ResultsView: ...
+    @property
+    def history(self) -> HistoryView: ...
+    @property
+    def leaderboard(self) -> LeaderboardView: ...
+    @property
+    def ranks(self) -> RankView: ...
+    @property
+    def sanctions(self) -> SanctionStore: ...
+    @property
+    def jobs(self) -> JobRecords: ...
+    @property
+    def erasures(self) -> ErasureWrites: ...

@@ -16,12 +16,12 @@ consistent and batched. Its modules, one job each:
 - `errors`: what a failed request means (transient, conflict, already stored)
 """
 
+from functools import cached_property
+
 from pynamodb.connection import Connection
 
 from ratings.service import ports
-from ratings.storage.dynamodb.erasures import DynamoErasures
 from ratings.storage.dynamodb.history import DynamoHistory
-from ratings.storage.dynamodb.jobs import DynamoJobs
 from ratings.storage.dynamodb.layout import (
     Leaderboard,
     RankedByTime,
@@ -34,7 +34,6 @@ from ratings.storage.dynamodb.layout import (
 from ratings.storage.dynamodb.leaderboard import DynamoLeaderboard
 from ratings.storage.dynamodb.ranks import DynamoRanks
 from ratings.storage.dynamodb.results import DynamoResults
-from ratings.storage.dynamodb.sanctions import DynamoSanctions
 from ratings.storage.dynamodb.table import BoundTable, Client
 from ratings.storage.dynamodb.writes import DynamoWrites
 
@@ -62,9 +61,27 @@ class DynamoStorage:
         self.history: ports.HistoryView = DynamoHistory(self.table)
         self.leaderboard: ports.LeaderboardView = DynamoLeaderboard(self.table)
         self.ranks: ports.RankView = DynamoRanks(self.table)
-        self.sanctions: ports.SanctionStore = DynamoSanctions(self.table)
-        self.jobs: ports.JobRecords = DynamoJobs(self.table)
-        self.erasures: ports.ErasureWrites = DynamoErasures(self.table)
+
+    # The moderation stores are made, and their modules imported, on first use: the game
+    # functions never use them, and each import is cold-start time (docs/performance.md).
+
+    @cached_property
+    def sanctions(self) -> ports.SanctionStore:
+        from ratings.storage.dynamodb.sanctions import DynamoSanctions
+
+        return DynamoSanctions(self.table)
+
+    @cached_property
+    def jobs(self) -> ports.JobRecords:
+        from ratings.storage.dynamodb.jobs import DynamoJobs
+
+        return DynamoJobs(self.table)
+
+    @cached_property
+    def erasures(self) -> ports.ErasureWrites:
+        from ratings.storage.dynamodb.erasures import DynamoErasures
+
+        return DynamoErasures(self.table)
 
     @property
     def connection(self) -> Connection:
