@@ -164,6 +164,8 @@ def test_the_api_writes_an_access_log_that_is_kept_and_names_no_key(
     assert log_group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
     fields = re.findall(r'"(\w+)":"(\$context\.[\w.]+)"', setting["Format"])
     assert {"requestId", "apiKeyId", "status", "resourcePath"} <= {name for name, _ in fields}
+    # Who signed a moderation request (empty for a game key's request).
+    assert ("caller", "$context.identity.userArn") in fields
     assert "$context.identity.apiKey" not in {variable for _, variable in fields}
 
 
