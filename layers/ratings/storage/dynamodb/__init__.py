@@ -4,7 +4,8 @@ The layout (keys, indexes, items, transactions) is described in docs/table-layou
 two in step. Every commit is one TransactWriteItems; reads on the hot path are strongly
 consistent and batched. Its modules, one job each:
 
-- `layout`: key formats, the pynamodb models, their binding to a table, items <-> values
+- `layout`: key formats, the pynamodb models, items <-> values
+- `table`: the models bound to one table, the connection and the requests every adapter makes
 - `job_layout`: background jobs' records (erasures, sanctions): keys, model, items <-> values
 - `writes`: the writes port (the reads a commit is conditioned on, and the commits)
 - `commits`: the writes port's transactions
