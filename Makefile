@@ -1,7 +1,9 @@
 # The two commands a newcomer needs: `make run` and `make test`. Both bootstrap .venv first.
 # `make build` makes what `sam deploy` ships (.aws-sam/build), with the SAM CLI of .venv-sam.
-# Python 3.11 everywhere: it is the Lambda runtime's, so the tests run what is shipped.
-PYTHON ?= python3.11
+# Python 3.13 everywhere: it is the Lambda runtime's (python3.13, on Amazon Linux 2023), so the
+# tests run what is shipped. `python3.13` on the PATH, else pyenv's 3.13 when it has one.
+PYTHON ?= $(firstword $(shell for p in python3.13 $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13); do \
+	"$$p" -c '' 2>/dev/null && echo "$$p"; done) python3.13)
 VENV := .venv
 BIN := $(VENV)/bin
 # The runtime dependencies, pinned with hashes: the layer ships them, .venv runs them.
@@ -75,15 +77,16 @@ lock: setup
 	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
 		--no-emit-index-url --no-emit-find-links --output-file=$(LOCK) pyproject.toml
 
-# sam build, then every shipped module compiled to bytecode. Lambda's code folders are
+# sam build (it looks for python3.13 on the PATH: .venv-sam's is one), then every shipped
+# module compiled to bytecode. Lambda's code folders are
 # read-only, so without it each cold start compiles from source. unchecked-hash: the zip's
 # timestamps cannot invalidate the .pyc files. The file names in tracebacks are the deployed
 # ones (/opt/python for the layer, /var/task for a function).
 build: setup-sam
 	rm -rf $(BUILD_DIR)
-	$(SAM_VENV)/bin/python -c 'import sys; assert sys.version_info[:2] == (3, 11), \
-		f"bytecode must be compiled by the runtime Python 3.11, not {sys.version}"'
-	$(OFFLINE_AWS) $(SAM) build
+	$(SAM_VENV)/bin/python -c 'import sys; assert sys.version_info[:2] == (3, 13), \
+		f"bytecode must be compiled by the runtime Python 3.13, not {sys.version}"'
+	PATH="$(abspath $(SAM_VENV))/bin:$$PATH" $(OFFLINE_AWS) $(SAM) build
 	for artifact in $(BUILD_DIR)/*/; do \
 		if [ -d "$$artifact/python" ]; then source="$${artifact}python" target=/opt/python; \
 		else source="$${artifact%/}" target=/var/task; fi; \

@@ -182,8 +182,8 @@ def check_build(build: Path) -> None:
     missing = [name for name in (*FUNCTIONS.values(), LAYER) if not (build / name).is_dir()]
     if missing or not any(build.glob(f"{LAYER}/python/ratings/__pycache__/*.pyc")):
         raise SystemExit(f"no compiled build in {build} ({missing or 'no bytecode'}): make build")
-    if sys.version_info[:2] != (3, 11):
-        raise SystemExit("the build's bytecode is Python 3.11's: run the benchmark with 3.11")
+    if sys.version_info[:2] != (3, 13):
+        raise SystemExit("the build's bytecode is Python 3.13's: run the benchmark with 3.13")
 
 
 @contextmanager
@@ -233,7 +233,7 @@ def set_writable(root: Path, writable: bool) -> None:
 LAMBDA_VARIABLES = {
     "AWS_LAMBDA_FUNCTION_NAME": "cold-start",
     "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "512",
-    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
+    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.13",
     "_X_AMZN_TRACE_ID": (
         "Root=1-67490000-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=1"
     ),

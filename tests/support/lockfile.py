@@ -17,7 +17,7 @@ from support.template import ROOT
 
 LOCK = ROOT / "layers" / "requirements.txt"
 PYPROJECT = ROOT / "pyproject.toml"
-#: The marker values of the runtime the layer is built for (python3.11 on arm64 Linux).
+#: The marker values of the runtime the layer is built for (python3.13 on arm64 Linux).
 LAMBDA_MARKERS = {
     "implementation_name": "cpython",
     "platform_python_implementation": "CPython",
@@ -25,8 +25,8 @@ LAMBDA_MARKERS = {
     "sys_platform": "linux",
     "platform_system": "Linux",
     "platform_machine": "aarch64",
-    "python_version": "3.11",
-    "python_full_version": "3.11.0",
+    "python_version": "3.13",
+    "python_full_version": "3.13.0",
 }
 
 

@@ -20,8 +20,8 @@ LAYER = BUILD / "RatingsLayer" / "python"
 FUNCTIONS = ("ApiFunction", "GamesQueueFunction", "AwardPodiumsFunction")
 #: A .pyc header's flags (PEP 552): hash-based, and the source is not checked.
 HASH_BASED, CHECK_SOURCE = 0b01, 0b10
-#: The bytecode magic number of Python 3.11, the runtime's.
-PYTHON_3_11_MAGIC = (3495).to_bytes(2, "little") + b"\r\n"
+#: The bytecode magic number of Python 3.13, the runtime's (3571: the release's own).
+PYTHON_3_13_MAGIC = (3571).to_bytes(2, "little") + b"\r\n"
 
 pytestmark = pytest.mark.skipif(
     not BUILD.is_dir() and not os.environ.get("RATINGS_REQUIRE_BUILD"),
@@ -43,7 +43,7 @@ def test_the_layer_ships_the_locked_versions() -> None:
     assert (LAYER / "ratings" / "__init__.py").is_file()
 
 
-def test_the_layer_holds_only_pure_python_or_arm64_binaries_for_python_3_11() -> None:
+def test_the_layer_holds_only_pure_python_or_arm64_binaries_for_python_3_13() -> None:
     tags = [
         line.removeprefix("Tag:").strip()
         for wheel in LAYER.glob("*.dist-info/WHEEL")
@@ -54,8 +54,8 @@ def test_the_layer_holds_only_pure_python_or_arm64_binaries_for_python_3_11() ->
 
     assert tags  # every installed distribution says what it was built for
     for tag in tags:
-        assert tag.endswith("-none-any") or ("cp311" in tag and "aarch64" in tag), tag
-    assert all(name.endswith(".cpython-311-aarch64-linux-gnu.so") for name in extensions)
+        assert tag.endswith("-none-any") or ("cp313" in tag and "aarch64" in tag), tag
+    assert all(name.endswith(".cpython-313-aarch64-linux-gnu.so") for name in extensions)
 
 
 @pytest.mark.parametrize(
@@ -67,13 +67,13 @@ def test_every_module_has_unchecked_hash_bytecode(artifact: Path, deployed_at: s
     assert sources
     for source in sources:
         cached = Path(importlib.util.cache_from_source(str(source)))
-        assert cached.name.endswith(".cpython-311.pyc"), cached
+        assert cached.name.endswith(".cpython-313.pyc"), cached
         data = cached.read_bytes()
-        assert data[:4] == PYTHON_3_11_MAGIC, source
+        assert data[:4] == PYTHON_3_13_MAGIC, source
         flags = int.from_bytes(data[4:8], "little")
         assert flags & HASH_BASED, source
         assert not flags & CHECK_SOURCE, source
-        # The hash is keyed by the magic number, so .venv's Python (3.11 too) computes it.
+        # The hash is keyed by the magic number, so .venv's Python (3.13 too) computes it.
         assert data[8:16] == importlib.util.source_hash(source.read_bytes()), source
         code = marshal.loads(data[16:])
         assert code.co_filename == f"{deployed_at}/{source.relative_to(artifact)}", source

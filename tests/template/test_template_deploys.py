@@ -55,7 +55,7 @@ def test_sam_transform_makes_cloudformation(transformed: dict[str, Any]) -> None
     assert set(functions) == set(FUNCTIONS)
     for function in functions.values():
         properties = function["Properties"]
-        assert properties["Runtime"] == "python3.11"
+        assert properties["Runtime"] == "python3.13"
         assert properties["Architectures"] == ["arm64"]
         assert properties["TracingConfig"] == {"Mode": "Active"}
         assert properties["Layers"] == [{"Ref": next(iter(_layers(transformed)))}]
@@ -69,7 +69,7 @@ def test_the_layer_ships_the_package_and_its_requirements(template: dict[str, An
     layer = template["Resources"]["RatingsLayer"]
 
     assert layer["Properties"]["ContentUri"] == "layers/"
-    assert layer["Metadata"]["BuildMethod"] == "python3.11"
+    assert layer["Metadata"]["BuildMethod"] == "python3.13"
     requirements = (TEMPLATE.parent / "layers" / "requirements.txt").read_text()
     for package in ("aws-lambda-powertools", "boto3", "pynamodb"):
         assert package in requirements

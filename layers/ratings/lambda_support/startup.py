@@ -54,7 +54,7 @@ def resume_collector() -> None:
     gc.enable()
 
 
-def resumes_collector(handler: Callable[P, R]) -> Callable[P, R]:
+def resumes_collector[**P, R](handler: Callable[P, R]) -> Callable[P, R]:
     """Wrap an entry point: the collector resumes after its first call, however it ends."""
 
     @functools.wraps(handler)

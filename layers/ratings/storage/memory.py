@@ -300,8 +300,8 @@ class InMemoryJobs(ports.JobRecords):
             records[(job.kind, job.job_id)] = job
 
 
-def _put_new(
-    table: dict[tuple[str, str], _Stored], stored: _Stored, key: str
+def _put_new[Stored: (StoredGame, StoredTournament)](
+    table: dict[tuple[str, str], Stored], stored: Stored, key: str
 ) -> Callable[[], None]:
     ladder = stored.ladder
     if (ladder, key) in table:
