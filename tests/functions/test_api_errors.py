@@ -54,7 +54,8 @@ def test_field_of_another_ruleset_is_invalid(api: Api) -> None:
         ("{bad", ("not valid JSON", "line 1 column 2")),
         ('{"game_id": NaN}', ("not valid JSON",)),
         ('{"cube": ' + "1" * 5000 + "}", ("not valid JSON",)),
-        ("[" * 3000 + "]" * 3000, ("too deeply",)),
+        # Past 3.13's decoder limit (about 20,000 levels), still under the 64 KiB body limit.
+        ("[" * 30_000 + "]" * 30_000, ("too deeply",)),
         ("[1, 2]", ("body must be a JSON object",)),
         ('"text"', ("body must be a JSON object",)),
         ("null", ("JSON body is required",)),
