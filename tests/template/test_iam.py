@@ -180,3 +180,31 @@ def test_an_intrinsic_function_not_resolved_fails_closed(transformed: dict[str, 
         resolve(transformed, {"Fn::If": ["HasAlarmTopic", "a", "b"]})
     with pytest.raises(UnsupportedPolicy):
         resolve(transformed, {"Fn::GetAtt": ["RatingsTable", "StreamArn"]})
+
+
+def test_lambda_may_poll_and_trace_for_each_function(transformed: dict[str, Any]) -> None:
+    """What Lambda does with the function's role, not its code, so no recorded request shows
+    it: an SQS event source mapping receives, deletes and reads its queue's attributes (Lambda's
+    documented needs); active tracing puts segments and telemetry."""
+    needs = {
+        function: [
+            Request("xray:PutTraceSegments", "*"),
+            Request("xray:PutTelemetryRecords", "*"),
+        ]
+        for function in resources_of(transformed, "AWS::Lambda::Function")
+    }
+    for mapping in resources_of(transformed, "AWS::Lambda::EventSourceMapping").values():
+        properties = mapping["Properties"]
+        queue = resolve(transformed, properties["EventSourceArn"])
+        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"):
+            needs[properties["FunctionName"]["Ref"]].append(Request(action, queue))
+
+    denied = [
+        f"{function}: {request.describe()}"
+        for function, requests in needs.items()
+        for request in requests
+        if not evaluate(function_statements(transformed, function), request).allowed
+    ]
+
+    assert sum(len(requests) for requests in needs.values()) == 2 * 6 + 3 * 2
+    assert denied == []
