@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from moto.iam.access_control import IAMPolicy, PermissionResult
+from support.aws_calls import Call, Resources, UnknownRequest, authorizations
 from support.iam import Decision, Request, UnsupportedPolicy, evaluate
 from support.roles import ACCOUNT, REGION, function_statements, resolve
 from support.template import resources_of
@@ -208,3 +209,56 @@ def test_lambda_may_poll_and_trace_for_each_function(transformed: dict[str, Any]
 
     assert sum(len(requests) for requests in needs.values()) == 2 * 6 + 3 * 2
     assert denied == []
+
+
+def test_requests_are_authorized_per_item_per_table_and_per_index(
+    transformed: dict[str, Any],
+) -> None:
+    queue = "https://sqs.example/jobs"
+    resources = Resources(transformed, {"t": "RatingsTable", queue: "ModerationJobsQueue"})
+
+    def asked(service: str, operation: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        found = authorizations(
+            Call("ModerationWorkerFunction", service, operation, params), resources
+        )
+        return [(r.action, r.resource.rsplit(":", 1)[-1], *r.context.values()) for r in found]
+
+    def key(pk: str) -> dict[str, Any]:
+        return {"pk": {"S": pk}, "sk": {"S": "STATE"}}
+
+    transaction = [
+        {"Put": {"TableName": "t", "Item": key("P#1")}},
+        {"ConditionCheck": {"TableName": "t", "Key": key("G#1")}},
+        {"Delete": {"TableName": "t", "Key": key("L#1")}},
+    ]
+    assert asked("dynamodb", "TransactWriteItems", {"TransactItems": transaction}) == [
+        ("dynamodb:PutItem", "table/RatingsTable", ("P#1",)),
+        ("dynamodb:ConditionCheckItem", "table/RatingsTable", ("G#1",)),
+        ("dynamodb:DeleteItem", "table/RatingsTable", ("L#1",)),
+    ]
+    batch = {"RequestItems": {"t": {"Keys": [key("P#1"), key("P#2"), key("P#1")]}}}
+    assert asked("dynamodb", "BatchGetItem", batch) == [
+        ("dynamodb:BatchGetItem", "table/RatingsTable", ("P#1", "P#2"))
+    ]
+    query = {
+        "TableName": "t",
+        "IndexName": "ranked_by_time",
+        "KeyConditionExpression": "#0 = :0 AND #1 BETWEEN :1 AND :2",
+        "ExpressionAttributeNames": {"#0": "pk", "#1": "ranked_at"},
+        "ExpressionAttributeValues": {":0": {"S": "P#1"}, ":1": {"S": "a"}, ":2": {"S": "b"}},
+    }
+    assert asked("dynamodb", "Query", query) == [
+        ("dynamodb:Query", "table/RatingsTable/index/ranked_by_time", ("P#1",))
+    ]
+    sent = {"QueueUrl": queue, "Entries": []}
+    assert asked("sqs", "SendMessageBatch", sent) == [("sqs:SendMessage", "ModerationJobsQueue")]
+    unknown: list[tuple[str, str, dict[str, Any]]] = [
+        ("sts", "GetCallerIdentity", {}),
+        ("sqs", "ListQueues", {}),
+        ("sqs", "SendMessage", {"QueueUrl": "https://sqs.example/elsewhere"}),
+        ("dynamodb", "ExecuteStatement", {"Statement": "SELECT * FROM t"}),
+        ("dynamodb", "Query", {**query, "IndexName": "no_such_index"}),
+    ]
+    for service, operation, params in unknown:
+        with pytest.raises(UnknownRequest):
+            asked(service, operation, params)
