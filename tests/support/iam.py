@@ -97,6 +97,8 @@ def _effect(statement: Mapping[str, Any]) -> str:
         raise UnsupportedPolicy(f"not exactly one of Action, NotAction in {dict(statement)}")
     if ("Resource" in statement) == ("NotResource" in statement):
         raise UnsupportedPolicy(f"not exactly one of Resource, NotResource in {dict(statement)}")
+    for operator in statement.get("Condition", {}):
+        _parsed(operator)  # every operator of every statement, whether it applies or not
     return str(effect)
 
 
@@ -155,16 +157,23 @@ def _conditions_hold(
     )
 
 
-def _operator_holds(
-    operator: str, key: str, expected: list[str], values: tuple[str, ...] | None
-) -> bool:
+def _parsed(operator: str) -> tuple[str, str, bool]:
+    """(set prefix or "", the operator, IfExists) of a condition operator this evaluator
+    implements; UnsupportedPolicy for any other."""
     prefix = next((p for p in _SET_PREFIXES if operator.startswith(p)), "")
     base = operator.removeprefix(prefix)
     if_exists = base.endswith("IfExists")
     base = base.removesuffix("IfExists")
-    match = _MATCHERS.get(base)
-    if match is None:
-        raise UnsupportedPolicy(f"condition operator {operator} (on {key})")
+    if base not in _MATCHERS:
+        raise UnsupportedPolicy(f"condition operator {operator}")
+    return prefix, base, if_exists
+
+
+def _operator_holds(
+    operator: str, key: str, expected: list[str], values: tuple[str, ...] | None
+) -> bool:
+    prefix, base, if_exists = _parsed(operator)
+    match = _MATCHERS[base]
     negated = "Not" in base
     if prefix == "ForAllValues:":
         # Every value the request has matches: so a request without the key passes.

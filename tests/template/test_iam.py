@@ -118,6 +118,18 @@ def test_what_is_not_implemented_fails_closed(effect: str, condition: dict[str, 
         evaluate([{**statement, "Condition": condition}], put("X#1"))
 
 
+def test_an_unknown_operator_fails_even_where_the_statement_does_not_apply() -> None:
+    elsewhere = {
+        "Effect": "Allow",
+        "Action": "sqs:SendMessage",
+        "Resource": "*",
+        "Condition": {"NumericLessThan": {"aws:MultiFactorAuthAge": "3600"}},
+    }
+
+    with pytest.raises(UnsupportedPolicy):
+        evaluate([JOB_PUTS, elsewhere], put("X#1"))
+
+
 def test_a_single_valued_operator_on_several_values_fails_closed() -> None:
     several = {**JOB_PUTS, "Condition": {"StringLike": {LEADING: "X#*"}}}
 
