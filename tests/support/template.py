@@ -1,10 +1,14 @@
-"""template.yaml: where things are, the template as written, a stub for SAM's policy loader,
-and the template's resources, references and conditions read the way CloudFormation does."""
+"""template.yaml: where things are, the template as written and as SAM transforms it (with a
+stub for SAM's policy loader), and the template's resources, references and conditions read
+the way CloudFormation does."""
 
+import copy
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+from samtranslator.translator.transform import transform
 from samtranslator.yaml_helper import yaml_parse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +34,33 @@ class StubPolicyLoader:
 
     def load(self) -> dict[str, str]:
         return {name: f"arn:aws:iam::aws:policy/{name}" for name in MANAGED_POLICIES}
+
+
+def sam_transform(template: dict[str, Any]) -> dict[str, Any]:
+    """The CloudFormation template SAM makes of `template` (offline: managed policy names
+    resolve through the stub, never through IAM)."""
+    loader: Any = StubPolicyLoader()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AWS_DEFAULT_REGION", "us-east-1")  # SAM builds ARNs for a partition
+        cloudformation: dict[str, Any] = transform(packaged(template), {}, loader)
+    return cloudformation
+
+
+@cache
+def transformed_template() -> dict[str, Any]:
+    """template.yaml as SAM transforms it, made once per process: copy it to change it."""
+    return sam_transform(copy.deepcopy(parsed_template()))
+
+
+def packaged(template: dict[str, Any]) -> dict[str, Any]:
+    """The template as `sam package` hands it over: local code folders become S3 objects."""
+    copied = copy.deepcopy(template)
+    for resource in copied["Resources"].values():
+        properties = resource.get("Properties", {})
+        for key in ("CodeUri", "ContentUri"):
+            if isinstance(properties.get(key), str):
+                properties[key] = f"s3://artifacts/{properties[key].strip('/')}.zip"
+    return copied
 
 
 def resources_of(template: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:

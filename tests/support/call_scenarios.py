@@ -1,0 +1,287 @@
+"""The scenarios the IAM check drives each function through (tests/functions/test_iam_calls.py):
+each calls the real handlers, recording what they ask of AWS, along the paths that make
+different requests (new, duplicate and conflicting games, reads, links, podiums, the refresh,
+sanctions and their refunds, erasures and their continuations, poison messages)."""
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from ratings import wiring
+from ratings.service.retries import RetryPolicy
+from support.aws_calls import RecordedFunction
+from support.faults import mentions
+from support.games import recent_game, recent_podium
+from support.handlers import Api, LambdaContext, Stack
+from support.lambda_events import scheduled_event, sqs_event
+from support.queues import drain_bodies
+from support.sanctions import sanction
+
+GAMES = "/v1/ladders/backgammon/games"
+SANCTIONS = "/v1/ladders/backgammon/sanctions"
+ERASURE = "/v1/players/{}/erasure"
+
+
+@dataclass
+class Driven:
+    """The functions as the scenarios call them, each recording what it asks of AWS."""
+
+    stack: Stack
+    monkeypatch: pytest.MonkeyPatch
+    api: Api
+    moderation: Api
+    games_queue: RecordedFunction
+    award_podiums: RecordedFunction
+    refresh_standings: RecordedFunction
+    moderation_worker: RecordedFunction
+
+    def work_jobs(self, remaining_millis: int = 60_000, shrinking: bool = False) -> int:
+        """Deliver every queued job message to the worker (continuations too) until none is
+        left; the number of invocations."""
+        invocations = 0
+        bodies = drain_bodies(self.stack.sqs, self.stack.jobs_url)
+        while bodies:
+            for body in bodies:
+                context = (ShrinkingContext if shrinking else LambdaContext)(
+                    function_name="moderation-worker", remaining_millis=remaining_millis
+                )
+                answer = self.moderation_worker.lambda_handler(
+                    sqs_event(self.stack.jobs_arn, [body]), context
+                )
+                assert answer == {"batchItemFailures": []}
+                invocations += 1
+            bodies = drain_bodies(self.stack.sqs, self.stack.jobs_url)
+        return invocations
+
+
+class ShrinkingContext(LambdaContext):
+    """An invocation whose remaining time falls by a second each time it is asked."""
+
+    def get_remaining_time_in_millis(self) -> int:
+        self.remaining_millis -= 1000
+        return self.remaining_millis
+
+
+def short_retries() -> None:
+    """This container gives up on contention at once: the requeue path, in milliseconds."""
+    wiring.service().retrier.policy = RetryPolicy(budget_seconds=0.01)
+
+
+def queued(body: dict[str, Any], ladder: str = "backgammon") -> str:
+    return json.dumps({**body, "ladder": ladder})
+
+
+# Scenarios ------------------------------------------------------------------------------------
+
+
+def games(driven: Driven) -> None:
+    """New games, a duplicate and a conflict over HTTP and from the games queue; a poison
+    message to the DLQ; a throttled game sent back to its queue."""
+    api, stack = driven.api, driven.stack
+    assert api("POST", GAMES, body=recent_game("g-1", "alice", "bob")).status == 201
+    assert api("POST", GAMES, body=recent_game("g-1", "alice", "bob")).status == 200
+    assert api("POST", GAMES, body=recent_game("g-1", "alice", "bob", winner="bob")).status == 409
+    preview = recent_game("ignored", "alice", "carol")
+    del preview["game_id"]
+    assert api("POST", "/v1/ladders/backgammon/preview", body=preview).status == 200
+    short_retries()
+    stack.dynamo_faults().fail(
+        "TransactWriteItems", "ThrottlingException", when=mentions("g-flaky")
+    )
+    bodies = [
+        queued(recent_game("g-2", "carol", "dave")),
+        queued(recent_game("g-1", "alice", "bob")),
+        queued(recent_game("g-1", "alice", "bob", winner="bob")),
+        "{not json",
+        queued(recent_game("g-flaky", "erin", "finn")),
+    ]
+    event = sqs_event(stack.games_arn, bodies)
+    answer = driven.games_queue.lambda_handler(event, LambdaContext(function_name="games-queue"))
+    assert answer == {"batchItemFailures": []}
+
+
+def reads(driven: Driven) -> None:
+    """Every read route, and identity links (new, again, refused)."""
+    api = driven.api
+    for number in range(3):
+        body = recent_game(f"g-r{number}", "alice", f"opp-{number}")
+        assert api("POST", GAMES, body=body).status == 201
+    assert api("POST", GAMES, body=recent_game("g-anon", "anon-1", "bob")).status == 201
+    link = {"anonymous_id": "anon-1", "account_id": "acct-1"}
+    assert api("POST", "/v1/identities/link", body=link).status == 200
+    assert api("POST", "/v1/identities/link", body=link).status == 200
+    other = {**link, "account_id": "acct-2"}
+    assert api("POST", "/v1/identities/link", body=other).status == 409
+    player = "/v1/ladders/backgammon/players/{}"
+    for path in (
+        "/v1/ladders",
+        player.format("alice"),
+        player.format("acct-1"),
+        player.format("nobody"),
+        "/v1/ladders/backgammon/games/g-r1",
+        "/v1/ladders/backgammon/tournaments/t-none",
+    ):
+        assert api("GET", path).status in (200, 404), path
+    history = api("GET", player.format("alice") + "/history", query={"limit": "2"})
+    rest = {"limit": "2", "cursor": history.body["next_cursor"]}
+    assert api("GET", player.format("alice") + "/history", query=rest).status == 200
+    board = api("GET", "/v1/ladders/backgammon/leaderboard", query={"limit": "2"})
+    rest = {"limit": "2", "cursor": board.body["next_cursor"]}
+    assert api("GET", "/v1/ladders/backgammon/leaderboard", query=rest).status == 200
+
+
+def podiums(driven: Driven) -> None:
+    """A drain that awards, finds a duplicate, dead-letters, sends one back after throttling;
+    then one that runs out of budget and releases what it did not handle."""
+    stack = driven.stack
+    t1 = json.dumps(recent_podium("t-1", "alice", "bob", "carol"))
+    flaky = json.dumps(recent_podium("t-flaky", "dave"))
+    for body in (t1, t1, "{oops", flaky):
+        stack.sqs.send_message(QueueUrl=stack.podium_url, MessageBody=body)
+    short_retries()
+    stack.dynamo_faults().fail(
+        "TransactWriteItems", "ThrottlingException", when=mentions("t-flaky")
+    )
+    context = LambdaContext(function_name="award-podiums", remaining_millis=120_000)
+    summary = driven.award_podiums.lambda_handler(scheduled_event(), context)
+    assert (summary["awarded"], summary["duplicate"]) == (1, 1)
+    assert (summary["dead_lettered"], summary["requeued"]) == (1, 1)
+    assert driven.api("GET", "/v1/ladders/backgammon/tournaments/t-1").status == 200
+    driven.monkeypatch.setenv("RATINGS_DRAIN_SECONDS", "0.3")
+    wiring.reset()
+    wiring.sqs_client()  # a warm container: the budget goes to the queue, not to the client
+    stack.dynamo_faults().delay("TransactWriteItems", 0.4)  # a slow store
+    for number in range(3):
+        body = json.dumps(recent_podium(f"t-{number + 2}", f"p{number}"))
+        stack.sqs.send_message(QueueUrl=stack.podium_url, MessageBody=body)
+    summary = driven.award_podiums.lambda_handler(scheduled_event(), context)
+    assert summary["released"] >= 1
+
+
+def refresh(driven: Driven) -> None:
+    """A standings refresh over a leaderboard, and the leaderboard read after it."""
+    for number in range(3):
+        body = recent_game(f"g-s{number}", f"p{number}", f"q{number}")
+        assert driven.api("POST", GAMES, body=body).status == 201
+    context = LambdaContext(function_name="refresh-standings", remaining_millis=900_000)
+    assert driven.refresh_standings.lambda_handler(scheduled_event(), context)
+    assert driven.api("GET", "/v1/ladders/backgammon/players/p1").status == 200
+
+
+def sanctions(driven: Driven) -> None:
+    """A sanction made, read, repeated and refused; its refunds paid by the worker; lifted."""
+    api, moderation = driven.api, driven.moderation
+    for number, victim in enumerate(("vic", "val")):
+        body = recent_game(f"g-m{number}", "mallory", victim)
+        assert api("POST", GAMES, body=body).status == 201
+    assert moderation("POST", SANCTIONS, body=sanction()).status == 202
+    assert moderation("GET", SANCTIONS + "/s-1").status == 200
+    assert driven.work_jobs() == 1
+    assert moderation("GET", SANCTIONS + "/s-1").body["status"] == "done"
+    assert moderation("POST", SANCTIONS, body=sanction()).status == 200
+    assert moderation("POST", SANCTIONS, body=sanction(refund_days=3)).status == 409
+    assert api("POST", GAMES, body=recent_game("g-m9", "mallory", "vic")).status == 201
+    assert moderation("DELETE", SANCTIONS + "/s-1").status == 200
+    assert moderation("GET", SANCTIONS + "/s-none").status == 404
+
+
+def erasure(driven: Driven) -> None:
+    """Erasures requested (pending, done at once, refused) and read: of a sanction's victim
+    and of the sanctioned player; the worker's job steps, over invocations that run out of
+    time and queue their continuation."""
+    api, moderation = driven.api, driven.moderation
+    for number in range(3):
+        body = recent_game(f"g-e{number}", "mallory", "erin" if number else "eve")
+        assert api("POST", GAMES, body=body).status == 201
+    assert api("POST", GAMES, body=recent_game("g-anon", "anon-7", "erin")).status == 201
+    link = {"anonymous_id": "anon-7", "account_id": "erin"}
+    assert api("POST", "/v1/identities/link", body=link).status == 200
+    assert moderation("POST", SANCTIONS, body=sanction("s-e")).status == 202
+    assert driven.work_jobs() == 1  # erin's and eve's refunds
+    assert moderation("POST", ERASURE.format("anon-7")).status == 409
+    assert moderation("POST", ERASURE.format("nobody")).status == 200
+    for player in ("erin", "mallory"):
+        assert moderation("POST", ERASURE.format(player)).status == 202
+        assert moderation("GET", ERASURE.format(player)).status == 200
+    # 18 s left, a second less each time asked: two steps an invocation, then a continuation.
+    assert driven.work_jobs(remaining_millis=18_000, shrinking=True) > 2
+    for player in ("erin", "mallory"):
+        assert moderation("GET", ERASURE.format(player)).body["status"] == "done"
+
+
+def poison(driven: Driven) -> None:
+    """Job messages that can never succeed go to the jobs DLQ."""
+    stack = driven.stack
+    for body in ("not json", json.dumps({"job": "erasure", "job_id": "0" * 64})):
+        event = sqs_event(stack.jobs_arn, [body])
+        context = LambdaContext(function_name="moderation-worker", remaining_millis=60_000)
+        assert driven.moderation_worker.lambda_handler(event, context) == {"batchItemFailures": []}
+
+
+API, GAMES_QUEUE, PODIUMS = "ApiFunction", "GamesQueueFunction", "AwardPodiumsFunction"
+REFRESH, MODERATION, WORKER = (
+    "RefreshStandingsFunction",
+    "ModerationFunction",
+    "ModerationWorkerFunction",
+)
+TABLE = "RatingsTable"
+#: Each scenario; the functions it drives; requests it must make, (function, action, resource:
+#: a logical id, or one with the index), so that it is known to reach its paths.
+SCENARIOS: dict[str, tuple[Callable[[Driven], None], set[str], set[tuple[str, str, str]]]] = {
+    "games": (
+        games,
+        {API, GAMES_QUEUE},
+        {
+            (API, "dynamodb:PutItem", TABLE),
+            (GAMES_QUEUE, "dynamodb:PutItem", TABLE),
+            (GAMES_QUEUE, "sqs:SendMessage", "GamesQueue"),
+            (GAMES_QUEUE, "sqs:SendMessage", "GamesDeadLetterQueue"),
+        },
+    ),
+    "reads": (
+        reads,
+        {API},
+        {
+            (API, "dynamodb:Query", TABLE + "/index/leaderboard"),
+            (API, "dynamodb:Query", TABLE),
+        },
+    ),
+    "podiums": (
+        podiums,
+        {PODIUMS, API},
+        {
+            (PODIUMS, "sqs:ReceiveMessage", "PodiumQueue"),
+            (PODIUMS, "sqs:DeleteMessage", "PodiumQueue"),
+            (PODIUMS, "sqs:ChangeMessageVisibility", "PodiumQueue"),
+            (PODIUMS, "sqs:SendMessage", "PodiumQueue"),
+            (PODIUMS, "sqs:SendMessage", "PodiumDeadLetterQueue"),
+        },
+    ),
+    "refresh": (
+        refresh,
+        {REFRESH, API},
+        {(REFRESH, "dynamodb:Query", TABLE + "/index/leaderboard")},
+    ),
+    "sanctions": (
+        sanctions,
+        {API, MODERATION, WORKER},
+        {
+            (API, "dynamodb:ConditionCheckItem", TABLE),
+            (MODERATION, "dynamodb:PutItem", TABLE),
+            (MODERATION, "sqs:SendMessage", "ModerationJobsQueue"),
+            (WORKER, "dynamodb:Query", TABLE + "/index/ranked_by_time"),
+        },
+    ),
+    "erasure": (
+        erasure,
+        {API, MODERATION, WORKER},
+        {
+            (WORKER, "dynamodb:DeleteItem", TABLE),
+            (WORKER, "sqs:SendMessage", "ModerationJobsQueue"),
+        },
+    ),
+    "poison": (poison, {WORKER}, {(WORKER, "sqs:SendMessage", "ModerationJobsDeadLetterQueue")}),
+}
