@@ -26,6 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -188,14 +189,10 @@ class GatewayAnswers:
         )
 
 
-#: The template's own answers, read once.
-_TEMPLATE_ANSWERS: list[GatewayAnswers] = []
-
-
+@cache
 def template_answers() -> GatewayAnswers:
-    if not _TEMPLATE_ANSWERS:
-        _TEMPLATE_ANSWERS.append(GatewayAnswers(read_stack(DEFAULT_TEMPLATE).gateway_responses))
-    return _TEMPLATE_ANSWERS[0]
+    """The project template's answers, read once."""
+    return GatewayAnswers(read_stack(DEFAULT_TEMPLATE).gateway_responses)
 
 
 class LocalApiServer(ThreadingHTTPServer):
