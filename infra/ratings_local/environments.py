@@ -66,6 +66,10 @@ PRELOAD = [
 INIT_TIMEOUT = 30.0
 #: Metric totals by name (0 for a metric never published).
 Metrics = defaultdict[str, float]
+#: The largest response payload Lambda returns from a synchronous invocation (its "6 MB"):
+#: the handler's result as the runtime serializes it to JSON, in bytes. A larger one fails
+#: the invocation with Function.ResponseSizeTooLarge.
+MAX_RESPONSE_BYTES = 6_291_556
 
 
 class FunctionError(Exception):
@@ -210,6 +214,8 @@ def _serve(connection: Connection, spec: EnvironmentSpec) -> None:
                 outcome: tuple[str, Any] = ("result", handler(event, context))
         except Exception as error:
             outcome = ("error", _error_of(error, type(error).__name__))
+        if outcome[0] == "result":
+            outcome = _within_response_limit(outcome[1])
         metrics, rest = split_metrics(printed.getvalue())
         if rest:
             output.write(rest)
@@ -219,6 +225,21 @@ def _serve(connection: Connection, spec: EnvironmentSpec) -> None:
         except Exception as error:  # a result that cannot be sent back (not picklable)
             failure = _error_of(error, "Runtime.MarshalError")
             connection.send(("error", failure, metrics, output.bytes))
+
+
+def _within_response_limit(result: Any) -> tuple[str, Any]:
+    """The result, or the error Lambda answers in its place when its JSON is over the limit."""
+    size = len(json.dumps(result, default=str).encode())
+    if size <= MAX_RESPONSE_BYTES:
+        return "result", result
+    message = (
+        f"Response payload size exceeded maximum allowed payload size ({MAX_RESPONSE_BYTES} bytes)."
+    )
+    return "error", {
+        "errorType": "Function.ResponseSizeTooLarge",
+        "errorMessage": message,
+        "stackTrace": [],
+    }
 
 
 def _import_handler(spec: EnvironmentSpec) -> Any:

@@ -1,9 +1,9 @@
 """The template's functions in the local stack: each one a pool of execution environments.
 
 An invocation takes an idle environment or, when all are busy, starts a new one (a cold
-start), up to the function's concurrency; beyond it, invocations wait for an environment as
-Lambda's throttled callers would retry. What an environment is, and why each is a process of
-its own: `ratings_local.environments`.
+start), up to the function's concurrency (its ReservedConcurrentExecutions when it has one);
+beyond it, invocations wait for an environment as Lambda's throttled callers would retry.
+What an environment is, and why each is a process of its own: `ratings_local.environments`.
 """
 
 import threading
@@ -53,6 +53,10 @@ class LocalFunction:
             region=region,
             print_logs=print_logs,
         )
+        # A reservation bounds the function, as Lambda throttles it beyond its reservation
+        # (locally an invocation over it waits for an environment).
+        if spec.reserved_concurrency is not None:
+            max_concurrency = min(max_concurrency, spec.reserved_concurrency)
         self.max_concurrency = max_concurrency
         self._idle: list[ExecutionEnvironment] = []
         self._all: list[ExecutionEnvironment] = []

@@ -6,7 +6,14 @@ template's path the request matched (/v1/ladders/{ladder}/players/{player_id}), 
 client sent it (percent-encoded), `pathParameters` decoded, header names as the client wrote
 them, the last value of a repeated header or query parameter in `headers` and
 `queryStringParameters` and all of them in the `multiValue...` fields, query values decoded
-(`+` as a space, as API Gateway decodes them).
+(`+` as a space, as API Gateway decodes them). The body is text, never base64: the API has no
+binaryMediaTypes, and API Gateway then reads every body as UTF-8, each byte that is not valid
+UTF-8 becoming U+FFFD (the bytes EF BF BD), with `isBase64Encoded` false.
+
+API Gateway's own answers are the template's GatewayResponses, rendered as API Gateway renders
+them (`GatewayAnswers`): the API key's 403, and the 502 of a failed invocation (a function
+error, a timeout, a result over Lambda's response limit, a malformed proxy response) through
+DEFAULT_5XX.
 
 Also serves the local-only routes of api.md: `/_local/endpoints`, `/_local/invoke/{LogicalId}`
 `/swagger` and `/openapi.json`.
@@ -19,9 +26,12 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, unquote, urlsplit
+
+from ratings_local.template import DEFAULT_TEMPLATE, read_stack
 
 if TYPE_CHECKING:
     from ratings_local.routing import Routing, Target
@@ -99,13 +109,8 @@ def proxy_event(
     query: dict[str, list[str]] = {}
     for name, value in parse_qsl(split.query, keep_blank_values=True):
         query.setdefault(name, []).append(value)
-    text: str | None = None
-    encoded = False
-    if body:
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError:
-            text, encoded = base64.b64encode(body).decode(), True
+    # No binaryMediaTypes: text, what is not UTF-8 replaced, never base64 (module docstring).
+    text = body.decode("utf-8", errors="replace") if body else None
     path = split.path or "/"
     resource, parameters = (routes or ApiRoutes([])).match(path)
     now = datetime.now(UTC)
@@ -146,7 +151,7 @@ def proxy_event(
             },
         },
         "body": text,
-        "isBase64Encoded": encoded,
+        "isBase64Encoded": False,
     }
 
 
@@ -157,6 +162,37 @@ def _header(pairs: Iterable[tuple[str, str]], name: str) -> str | None:
         if key.lower() == name:
             found = value
     return found
+
+
+class GatewayAnswers:
+    """API Gateway's own answers, from the template's GatewayResponses: the type's status
+    (else the one API Gateway gives it), headers, and body template with
+    `$context.error.messageString` filled in (API Gateway's message, quoted as JSON)."""
+
+    def __init__(self, responses: Mapping[str, Any]) -> None:
+        self._responses = responses
+
+    def answer(self, kind: str, status: int, message: str) -> LocalAnswer:
+        fallback = "DEFAULT_4XX" if status < 500 else "DEFAULT_5XX"
+        response = self._responses.get(kind) or self._responses.get(fallback) or {}
+        headers = {
+            name: str(value).strip("'")
+            for name, value in response.get("ResponseParameters", {}).get("Headers", {}).items()
+        }
+        template = response.get("ResponseTemplates", {}).get("application/json")
+        quoted = json.dumps(message)
+        body = template.replace("$context.error.messageString", quoted) if template else None
+        return (
+            int(response.get("StatusCode", status)),
+            {**JSON, **headers},
+            (body or json.dumps({"message": message})).encode(),
+        )
+
+
+@cache
+def template_answers() -> GatewayAnswers:
+    """The project template's answers, read once."""
+    return GatewayAnswers(read_stack(DEFAULT_TEMPLATE).gateway_responses)
 
 
 class LocalApiServer(ThreadingHTTPServer):
@@ -176,8 +212,10 @@ class LocalApiServer(ThreadingHTTPServer):
         api_key: str | None,
         routing: "Routing",
         moderation_key: str | None = None,
+        answers: GatewayAnswers | None = None,
     ) -> None:
         super().__init__(address, _Handler)
+        self.answers = answers or template_answers()
         self.invoke_api = invoke_api
         self.local_routes = local_routes
         self.api_key = api_key
@@ -239,7 +277,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         sent = list(self.headers.items())  # names as the client wrote them
         if self.server.api_key is not None and _header(sent, "x-api-key") != self.server.api_key:
-            self._error(403, "forbidden", "send a valid API key in the x-api-key header")
+            self._respond(*self.server.answers.answer("INVALID_API_KEY", 403, "Forbidden"))
             return
         target = self.server.routing.target(self.command, urlsplit(self.path).path or "/")
         if target is None:
@@ -257,13 +295,18 @@ class _Handler(BaseHTTPRequestHandler):
             response = self.server.invoke_api(target, event)
         except Exception as error:  # the invocation failed (or timed out): API Gateway answers 502
             print(f"[api] {self.command} {self.path}: the invocation failed: {error}", flush=True)
-            self._error(502, "bad_gateway", f"the {target.logical_id} function failed: {error}")
+            self._internal_error()
             return
         self._send_proxy_response(response)
 
+    def _internal_error(self) -> None:
+        """A function error or a malformed proxy response: API Gateway's 502, DEFAULT_5XX."""
+        self._respond(*self.server.answers.answer("DEFAULT_5XX", 502, "Internal server error"))
+
     def _send_proxy_response(self, response: Any) -> None:
         if not isinstance(response, dict) or "statusCode" not in response:
-            self._error(502, "bad_gateway", "the Api function returned no proxy response")
+            print(f"[api] {self.command} {self.path}: malformed proxy response", flush=True)
+            self._internal_error()
             return
         headers = dict(response.get("headers") or {})
         for name, values in (response.get("multiValueHeaders") or {}).items():

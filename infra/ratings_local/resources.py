@@ -124,11 +124,13 @@ def _table_request(name: str, properties: Mapping[str, Any]) -> dict[str, Any]:
     if properties.get("LocalSecondaryIndexes"):
         request["LocalSecondaryIndexes"] = properties["LocalSecondaryIndexes"]
     if properties.get("GlobalSecondaryIndexes"):
+        # The on-demand ceiling is a deployment's cost limit, not emulated here (throttling
+        # is what the fault injection does, `ratings_local.faults`).
         request["GlobalSecondaryIndexes"] = [
             {
                 key: value
                 for key, value in index.items()
-                if key != "ContributorInsightsSpecification"
+                if key not in ("ContributorInsightsSpecification", "OnDemandThroughput")
             }
             for index in properties["GlobalSecondaryIndexes"]
         ]

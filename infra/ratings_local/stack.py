@@ -17,6 +17,7 @@ import os
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,9 +30,10 @@ from ratings_local.aws import EmulatedAws
 from ratings_local.dynamodb_local import DynamoDBLocal
 from ratings_local.environments import Metrics
 from ratings_local.functions import DEFAULT_MAX_CONCURRENCY, LocalFunction
-from ratings_local.http_api import JSON, LocalAnswer, LocalApiServer
+from ratings_local.http_api import JSON, GatewayAnswers, LocalAnswer, LocalApiServer
 from ratings_local.resources import CreatedResources, create_resources
 from ratings_local.routing import Routing, Target
+from ratings_local.schedule import ScheduledRuns
 from ratings_local.sources import SqsMapping, SqsPoller, scheduled_event, sqs_record
 from ratings_local.template import DEFAULT_TEMPLATE, StackSpec, read_stack, resolve
 
@@ -84,6 +86,7 @@ class LocalStack:
         self.dynamodb_endpoint_url: str | None = None
         self.functions: dict[str, LocalFunction] = {}
         self.pollers: list[SqsPoller] = []
+        self.schedules: list[ScheduledRuns] = []
         self.resources: CreatedResources | None = None
         self._api: LocalApiServer | None = None
         self._stopping = threading.Event()
@@ -137,6 +140,7 @@ class LocalStack:
                 self.options.api_key,
                 routing,
                 self.options.moderation_key,
+                GatewayAnswers(self.spec.gateway_responses),
             )
             self._spawn("api", self._api.serve_forever, 0.05)
 
@@ -293,18 +297,18 @@ class LocalStack:
     # Schedules ---------------------------------------------------------------------------
 
     def _start_schedules(self) -> None:
+        region = self.options.region
         for function in self.functions.values():
             if "Schedule" in function.spec.triggers():
-                self._spawn(f"schedule-{function.logical_id}", self._tick, function)
-
-    def _tick(self, function: LocalFunction) -> None:
-        while not self._stopping.wait(self.options.schedule_interval):
-            try:
-                function.invoke(scheduled_event(function.logical_id, self.options.region))
-            except Exception as error:
-                print(
-                    f"[{function.logical_id}] scheduled run failed: {type(error).__name__}: {error}"
+                name = function.logical_id
+                runs = ScheduledRuns(
+                    function,
+                    self.options.schedule_interval,
+                    partial(scheduled_event, name, region),
+                    self._stopping,
                 )
+                self.schedules.append(runs)
+                self._spawn(f"schedule-{name}", runs.run)
 
 
 def _not_allowed(method: str, path: str) -> LocalAnswer:

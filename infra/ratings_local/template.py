@@ -61,6 +61,12 @@ class FunctionSpec:
     environment: Mapping[str, Any]
     events: tuple[FunctionEvent, ...]
     memory_size: int = 128
+    #: ReservedConcurrentExecutions (None: none reserved).
+    reserved_concurrency: int | None = None
+    #: EventInvokeConfig of its asynchronous invocations (Lambda's defaults: two retries of
+    #: a failed run, a throttled event kept up to 6 hours).
+    maximum_retry_attempts: int = 2
+    maximum_event_age: float = 21600
 
     def triggers(self) -> list[str]:
         return sorted({event.kind for event in self.events})
@@ -91,6 +97,8 @@ class StackSpec:
     tables: Mapping[str, TableSpec]
     queues: Mapping[str, QueueSpec]
     globals: Mapping[str, Any] = field(default_factory=dict)
+    #: The GatewayResponses of the template's API (API Gateway's own answers), by type.
+    gateway_responses: Mapping[str, Any] = field(default_factory=dict)
 
 
 def read_stack(path: Path) -> StackSpec:
@@ -103,6 +111,7 @@ def read_stack(path: Path) -> StackSpec:
     functions: dict[str, FunctionSpec] = {}
     tables: dict[str, TableSpec] = {}
     queues: dict[str, QueueSpec] = {}
+    gateway_responses: dict[str, Any] = {}
     for logical_id, resource in resources.items():
         kind = resource.get("Type")
         properties = resource.get("Properties", {})
@@ -113,6 +122,9 @@ def read_stack(path: Path) -> StackSpec:
                 FunctionEvent(name, event.get("Type"), event.get("Properties", {}))
                 for name, event in properties.get("Events", {}).items()
             )
+            # Conditions are deployment choices; locally the "true" branch is taken.
+            reserved = resolve(properties.get("ReservedConcurrentExecutions"), _no_resource, {})
+            invoke_config = properties.get("EventInvokeConfig", {})
             functions[logical_id] = FunctionSpec(
                 logical_id=logical_id,
                 code_uri=properties.get("CodeUri", function_globals.get("CodeUri", ".")),
@@ -123,12 +135,21 @@ def read_stack(path: Path) -> StackSpec:
                 memory_size=int(
                     properties.get("MemorySize", function_globals.get("MemorySize", 128))
                 ),
+                reserved_concurrency=None if reserved is None else int(reserved),
+                maximum_retry_attempts=int(invoke_config.get("MaximumRetryAttempts", 2)),
+                maximum_event_age=int(invoke_config.get("MaximumEventAgeInSeconds", 21600)),
             )
+        elif kind == "AWS::Serverless::Api":
+            gateway_responses.update(properties.get("GatewayResponses", {}))
         elif kind == "AWS::DynamoDB::Table":
             tables[logical_id] = TableSpec(logical_id, properties)
         elif kind == "AWS::SQS::Queue":
             queues[logical_id] = QueueSpec(logical_id, properties)
-    return StackSpec(parameters, functions, tables, queues, function_globals)
+    return StackSpec(parameters, functions, tables, queues, function_globals, gateway_responses)
+
+
+def _no_resource(name: str, attribute: str | None) -> str:
+    raise ValueError(f"{name} is not known here")
 
 
 def resolve(value: Any, resolver: Resolver, parameters: Mapping[str, Any]) -> Any:

@@ -92,6 +92,26 @@ def test_body_that_is_not_base64_or_utf8(api: Api) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sent", "words"),
+    [
+        (b"\xff\xfe\x00junk", ("JSON",)),
+        (
+            b'{"game_id": "caf\xe9", "players": [{"id": "a"}, {"id": "b"}], "winner": "a"}',
+            ("game_id",),
+        ),
+        (b'{"game_id": "g-1", "players": [{"id": "\xff"}, {"id": "b"}], "winner": "b"}', ("id",)),
+    ],
+    ids=["bytes", "latin-1-game-id", "bad-byte-player-id"],
+)
+def test_a_body_that_was_not_utf8_is_a_400(api: Api, sent: bytes, words: tuple[str, ...]) -> None:
+    """Deployed, API Gateway passes such a body as text, each byte that is not UTF-8 replaced
+    by U+FFFD (the local gateway does the same): never a valid id, never a 500."""
+    reply = api("POST", GAMES, raw_body=sent.decode("utf-8", errors="replace"))
+
+    assert_error(reply, 400, "invalid_request", *words)
+
+
+@pytest.mark.parametrize(
     ("path", "query", "field"),
     [
         ("/v1/ladders/backgammon/leaderboard", {"limit": "0"}, "limit"),

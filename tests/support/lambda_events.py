@@ -59,7 +59,7 @@ def rest_event(
     the resource it matched, and the path parameters decoded (`google:1`).
 
     `raw_body` is the body as sent (any text); `base64_encoded` encodes it, whatever it holds
-    (the local stack encodes only what is not UTF-8).
+    (API Gateway never does for this API, which has no binaryMediaTypes; the Api reads it).
     """
     if raw_body is None and body is not None:
         raw_body = json.dumps(body)

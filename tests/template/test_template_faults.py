@@ -169,27 +169,6 @@ def test_the_api_writes_an_access_log_that_is_kept_and_names_no_key(
     assert "$context.identity.apiKey" not in {variable for _, variable in fields}
 
 
-@pytest.mark.parametrize("set_role", ["true", "false"])
-def test_api_gateway_logging_role_is_set_only_when_asked(
-    template: dict[str, Any], set_role: str
-) -> None:
-    parameters = {"ApiGatewayLoggingRole": set_role}
-    resources = template["Resources"]
-    account = resources["ApiGatewayAccount"]
-    role = resources["ApiGatewayLoggingRoleForAccount"]
-
-    assert condition_holds(template, account["Condition"], parameters) == (set_role == "true")
-    assert role["Condition"] == account["Condition"]
-    assert ref(account["Properties"]["CloudWatchRoleArn"]) == "ApiGatewayLoggingRoleForAccount"
-    # Account-wide: deleting the stack must not take the role from other APIs of the account.
-    assert account["DeletionPolicy"] == role["DeletionPolicy"] == "Retain"
-    # The API waits for the setting, through a handle that exists in both cases.
-    assert resources["RatingsApi"]["DependsOn"] == "ApiGatewayLoggingReady"
-    ready = choose(template, resources["ApiGatewayLoggingReady"]["Metadata"], parameters)
-    waits_for_account = ready["AccountSettings"] == {"Ref": "ApiGatewayAccount"}
-    assert waits_for_account == (set_role == "true")
-
-
 def test_each_key_has_a_throttle_and_a_quota_and_the_stage_its_own_limit(
     template: dict[str, Any], transformed: dict[str, Any]
 ) -> None:
