@@ -205,8 +205,8 @@ def test_a_sanction_is_created_once_with_the_players_state(any_storage: Storage)
     with pytest.raises(WriteConflict):  # a stale state: nothing of this commit is stored
         sanctions.commit_sanction(a_sanction(sanction_id="s-2"), mallory)
 
-    assert sanctions.read_sanction(LADDER, "s-1") == (a_sanction(), [])
-    assert sanctions.read_sanction(LADDER, "s-2") == (None, [])
+    assert sanctions.read_sanction(LADDER, "s-1", None, 10) == (a_sanction(), [], False)
+    assert sanctions.read_sanction(LADDER, "s-2", None, 10) == (None, (), False)
     assert any_storage.jobs.get_job("sanction", "backgammon#s-1") == a_sanction().job()
     stored = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
     assert (stored.sanction_id, stored.refunded_until, stored.version) == ("s-1", NOW, 1)
@@ -229,7 +229,7 @@ def test_a_lift_is_recorded_once_and_neither_it_nor_a_progress_save_undoes_the_o
     done = progressed.advanced(RefundProgress(1), finished_at=NOW + 2 * HOUR)
     jobs.save_job(done.job())
 
-    stored, _decisions = sanctions.read_sanction(LADDER, "s-1")
+    stored = sanctions.read_sanction(LADDER, "s-1", None, 10).sanction
     assert stored == done._replace(lifted_at=NOW + HOUR)
     assert sanctions.read_for_sanction(LADDER, "s-1", "mallory").sanction == stored
     state = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
@@ -261,7 +261,7 @@ def test_a_refund_is_stored_once_and_only_over_the_victims_version(any_storage: 
     with pytest.raises(AlreadyStored):
         sanctions.record_withheld(decision)
 
-    assert list(sanctions.read_sanction(LADDER, "s-1").decisions) == [decision, withheld]
+    assert list(sanctions.read_sanction(LADDER, "s-1", None, 10).decisions) == [decision, withheld]
     state = any_storage.writes.read_states(LADDER, ["alice"])["alice"]
     assert (state.rating, state.version) == (1500, 1)
     history = any_storage.history.history(LADDER, "alice", 10, None)

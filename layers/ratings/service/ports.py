@@ -225,9 +225,13 @@ class SanctionStore(ABC):
         round trip, strongly consistent."""
 
     @abstractmethod
-    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
-        """The sanction (None: not stored) with its lift and every decision stored so far,
-        strongly consistent."""
+    def read_sanction(
+        self, ladder: str, sanction_id: str, after: str | None, limit: int
+    ) -> SanctionView:
+        """The sanction (None: not stored) with its lift, and a page of the decisions stored
+        so far: at most `limit`, by game id, from just after the game id `after` (None: from
+        the first), and whether more follow. Strongly consistent; it reads at most `limit` + 1
+        decisions, however many are stored."""
 
     @abstractmethod
     def games_against(
