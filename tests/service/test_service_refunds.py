@@ -285,8 +285,11 @@ def test_a_worker_that_dies_midway_through_a_step_resumes_and_pays_nothing_twice
     service.run_job(json.loads(message.body()), Countdown(600))  # SQS delivers it again
 
     assert (stopped["status"], len(stopped["refunds"])) == ("pending", 3)
+    assert stopped["totals"]["refunds"] == 0  # counted by the step's save, which never came
     answer = service.get_sanction(LADDER, "s-1")
     assert sorted(refunds_of(answer)) == [f"v{index}" for index in range(7)]
+    points = sum(refund["delta"] for refund in answer["refunds"])
+    assert answer["totals"] == {"refunds": 7, "points": points, "withheld": 0}  # each once
     assert all(rating(service, f"v{index}") == 1500 for index in range(7))
     assert all(history_adds_up(service, f"v{index}") for index in range(7))
 
