@@ -228,10 +228,9 @@ class SanctionStore(ABC):
     def read_sanction(
         self, ladder: str, sanction_id: str, after: str | None, limit: int
     ) -> SanctionView:
-        """The sanction (None: not stored) with its lift, and a page of the decisions stored
-        so far: at most `limit`, by game id, from just after the game id `after` (None: from
-        the first), and whether more follow. Strongly consistent; it reads at most `limit` + 1
-        decisions, however many are stored."""
+        """The sanction (None: not stored) with its lift, at most `limit` of its decisions by
+        game id from just after game `after` (None: the first), and whether more follow;
+        strongly consistent, reading at most `limit` + 1 decisions."""
 
     @abstractmethod
     def games_against(
