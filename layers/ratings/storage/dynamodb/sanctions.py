@@ -114,9 +114,9 @@ class DynamoSanctions(SanctionStore):
         start_key = None
         if after is not None:
             start_key = {"pk": {"S": partition}, "sk": {"S": decision_sort_key(after)}}
-        # One decision more than the page says whether more follow. A decision item is under
-        # 800 bytes with the longest ids, so 1,001 of them fit in one response (1 MB); the
-        # loop is for a response cut short all the same, and stops at limit + 1.
+        # One decision more than the page says whether more follow. A decision item is about
+        # 800 bytes at most (the longest ids), so 1,001 of them fit in one response (1 MB);
+        # the loop is for a response cut short all the same, and stops at limit + 1.
         found: list[RefundDecision] = []
         while len(found) <= limit:
             response = self._table.query(
