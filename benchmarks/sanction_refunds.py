@@ -3,13 +3,14 @@ in the refund window, on moto and on Amazon's DynamoDB Local (template.yaml's ta
 
 Each size: a fresh table, the cheater beating N distinct victims over six days (so every game
 is one refund), then the sanction (POST), its whole job run by the worker's runner (as the
-ModerationWorker runs it, one invocation with time enough), and the answer read back (GET).
-Every request asks for ReturnConsumedCapacity=INDEXES; requests, capacity units and wall time
-are counted at the adapter's botocore client. moto's capacity figures are placeholders (it
-reports 1 unit a request, or none): the units to read are DynamoDB Local's. moto runs with the
-local stack's TransactWriteItems (`ratings_local.aws`): stock moto deep-copies the whole table
-for every transaction: with it, the 1,000-game run (some 4,000 items) had not finished after
-25 minutes and held 8.8 GB of memory when it was stopped.
+ModerationWorker runs it, one invocation with time enough), and the answer read back (GET of
+the largest page, 1,000 decisions). Every request asks for ReturnConsumedCapacity=INDEXES;
+requests, capacity units and wall time are counted at the adapter's botocore client. moto's
+capacity figures are placeholders (it reports 1 unit a request, or none): the units to read
+are DynamoDB Local's. moto runs with the local stack's TransactWriteItems
+(`ratings_local.aws`): stock moto deep-copies the whole table for every transaction: with it,
+the 1,000-game run (some 4,000 items) had not finished after 25 minutes and held 8.8 GB of
+memory when it was stopped.
 
     python -m benchmarks.sanction_refunds [--sizes 10,100,1000] [--engines moto,dynamodb_local]
 
@@ -26,6 +27,7 @@ from datetime import timedelta
 from moto.dynamodb.models import DynamoDBBackend
 
 from ratings.service.jobs import JobRun
+from ratings.service.parameters import MAX_SANCTION_PAGE
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local.aws import transact_write_items
 from ratings_local.dynamodb_local import VERSION
@@ -119,13 +121,14 @@ def measure(engine: str, games: int) -> Figures:
         job = Phase.of(meter, time.perf_counter() - started)
         meter.reset()
         started = time.perf_counter()
-        answer = service.get_sanction("backgammon", "s-bench")
+        answer = service.get_sanction("backgammon", "s-bench", MAX_SANCTION_PAGE)
         read = Phase.of(meter, time.perf_counter() - started)
     if made.result["status"] != "pending" or answer["status"] != "done" or run.continued:
         raise AssertionError(f"the sanction did not complete in one run: {answer['status']}")
-    if len(answer["refunds"]) != games:
-        raise AssertionError(f"{len(answer['refunds'])} refunds for {games} lost games")
-    return Figures(engine, games, len(answer["refunds"]), run.steps, sanction, job, read)
+    refunds = answer["totals"]["refunds"]
+    if refunds != games or len(answer["refunds"]) != min(games, MAX_SANCTION_PAGE):
+        raise AssertionError(f"{refunds} refunds for {games} lost games")
+    return Figures(engine, games, refunds, run.steps, sanction, job, read)
 
 
 def report(figures: list[Figures]) -> str:

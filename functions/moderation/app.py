@@ -53,7 +53,10 @@ def sanction_player(ladder: str) -> Response[JsonObject]:
 
 @route("GET", "/v1/ladders/{ladder}/sanctions/{sanction_id}")
 def get_sanction(ladder: str, sanction_id: str) -> Response[JsonObject]:
-    return json_response(200, wiring.service().get_sanction(ladder, sanction_id))
+    # A page of its decisions: `limit` and `cursor` as sent (the use case checks them).
+    event = app.current_event
+    limit, cursor = event.get_query_string_value("limit"), event.get_query_string_value("cursor")
+    return json_response(200, wiring.service().get_sanction(ladder, sanction_id, limit, cursor))
 
 
 @route("DELETE", "/v1/ladders/{ladder}/sanctions/{sanction_id}")

@@ -9,6 +9,8 @@ from typing import Any
 
 from ratings.rules import Ladder
 from ratings.rules.fields import ID
+from ratings.service.cursors import MAX_CURSOR
+from ratings.service.parameters import DEFAULT_SANCTION_LIMIT, MAX_SANCTION_PAGE
 from ratings.service.requests import parse_sanction, sanction_body
 from ratings.service.settings import Settings
 from ratings_local.openapi_moderation import SECURITY
@@ -23,6 +25,24 @@ SANCTION_RULES = (
     "`sanction_conflict`. The player is off the leaderboard from the answer on; the refunds "
     "are paid in the background (`status` pending, then done: read it again with GET)."
 )
+#: A page of the sanction's decisions, on GET (POST and DELETE answer the first page).
+DECISION_PAGE_PARAMETERS = [
+    {
+        "name": "limit",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_SANCTION_PAGE},
+        "description": f"Decisions per page (refunds and withheld together), 1 to "
+        f"{MAX_SANCTION_PAGE}; default {DEFAULT_SANCTION_LIMIT}",
+    },
+    {
+        "name": "cursor",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "string", "maxLength": MAX_CURSOR},
+        "description": "The next_cursor of the previous page of this sanction, as it was answered",
+    },
+]
 
 
 def sanction_example() -> dict[str, Any]:
@@ -95,11 +115,14 @@ def sanction_paths(
         "/v1/ladders/{ladder}/sanctions/{sanction_id}": {
             "get": {
                 "operationId": "get_sanction",
-                "summary": "A sanction and the refunds paid so far (moderation credential)",
+                "summary": "A sanction, its totals and a page of its decisions so far, by game "
+                "id (moderation credential)",
                 "tags": ["moderation"],
                 "security": SECURITY,
-                "parameters": [ladder, sanction_id],
-                "responses": responses({200: ("The sanction", answered)}, 404),
+                "parameters": [ladder, sanction_id, *DECISION_PAGE_PARAMETERS],
+                "responses": responses(
+                    {200: ("The sanction, with one page of its decisions", answered)}, 404
+                ),
             },
             "delete": {
                 "operationId": "lift_sanction",

@@ -173,8 +173,21 @@ def test_victims_playing_while_a_big_sanction_is_paid_lose_nothing(client: Clien
     assert errors == []
     assert len(done["refunds"]) == 60
     assert len({r["game_id"] for r in done["refunds"]}) == 60
+    assert done["totals"]["refunds"] == 60
     for victim in victims:
         assert history_adds_up(client, victim)
+    # Over HTTP, pages of 25 list the same refunds, each once, in the same order.
+    pages: list[list[dict[str, Any]]] = []
+    query: str | None = "?limit=25"
+    while query is not None:
+        path = f"{LADDER}/sanctions/{sanction_id}{query}"
+        status, page = client.call("GET", path, headers=SIGNED)
+        assert status == 200, page
+        pages.append(page["refunds"])
+        cursor = page["next_cursor"]
+        query = None if cursor is None else f"?limit=25&cursor={cursor}"
+    assert [len(page) for page in pages] == [25, 25, 10]
+    assert [refund for page in pages for refund in page] == done["refunds"]
 
 
 def test_the_sanction_routes_take_the_moderation_key(client: Client) -> None:

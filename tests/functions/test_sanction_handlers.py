@@ -3,6 +3,7 @@ through the events API Gateway and SQS send them, on moto; and the game Api's si
 on the routes' other methods, games with the sanctioned player unranked)."""
 
 import json
+from datetime import UTC, datetime, timedelta
 from types import ModuleType
 from typing import Any
 
@@ -13,10 +14,26 @@ from support.lambda_events import sqs_event
 from support.queues import drain_bodies
 from support.sanctions import sanction
 
+from ratings import wiring
+from ratings.rules.refunds import Window
+from ratings.service.parameters import MAX_SANCTION_PAGE
+from ratings.service.sanction_records import RefundDecision, RefundProgress, RefundTotals, Sanction
+from ratings.storage.dynamodb.job_layout import job_item
+from ratings.storage.dynamodb.sanction_layout import (
+    LIFT_SK,
+    DecisionItem,
+    LiftItem,
+    decision_item,
+    sanction_key,
+)
+from ratings.timestamps import format_utc_millis
+
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
 SANCTIONS = "/v1/ladders/backgammon/sanctions"
 SANCTION = SANCTIONS + "/{}"
+#: docs/api.md, "Limits": the largest answer of a sanction, a twelfth of Lambda's 6 MB.
+LARGEST_ANSWER_BYTES = 512 * 1024
 
 
 def work_jobs(
@@ -147,3 +164,110 @@ def test_other_methods_of_the_sanction_routes_are_405_from_the_api(
     assert reply.status == 405
     assert reply.headers["Allow"] == allowed
     assert reply.error["code"] == "method_not_allowed"
+
+
+# A page of the sanction's decisions ---------------------------------------------------------
+
+
+def test_get_reads_the_decisions_a_page_at_a_time_with_limit_and_cursor(
+    api: Api, moderation: Api, moderation_worker: ModuleType, stack: Stack
+) -> None:
+    for number, victim in enumerate(["ann", "ben", "cy"]):
+        body = recent_game(f"g-p{number}", "mallory", victim)
+        assert api("POST", "/v1/ladders/backgammon/games", body=body).status == 201
+    assert moderation("POST", SANCTIONS, body=sanction()).status == 202
+    work_jobs(moderation_worker, stack, drain_bodies(stack.sqs, stack.jobs_url))
+
+    first = moderation("GET", SANCTION.format("s-1"), query={"limit": "2"})
+    rest = moderation(
+        "GET", SANCTION.format("s-1"), query={"limit": "2", "cursor": first.body["next_cursor"]}
+    )
+
+    assert (first.status, rest.status) == (200, 200)
+    assert [r["game_id"] for r in first.body["refunds"] + rest.body["refunds"]] == [
+        "g-p0",
+        "g-p1",
+        "g-p2",
+    ]
+    assert rest.body["next_cursor"] is None
+    assert (
+        first.body["totals"]
+        == rest.body["totals"]
+        == {
+            "refunds": 3,
+            "points": 48,
+            "withheld": 0,
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "code", "message"),
+    [
+        ({"limit": "0"}, "invalid_request", "limit must be an integer from 1 to 1000"),
+        ({"limit": "1001"}, "invalid_request", "limit must be an integer from 1 to 1000"),
+        ({"limit": "all"}, "invalid_request", "limit must be an integer from 1 to 1000"),
+        ({"cursor": "nope"}, "invalid_cursor", "cursor must be the next_cursor"),
+        ({"cursor": ""}, "invalid_cursor", "cursor must be the next_cursor"),
+    ],
+)
+def test_a_wrong_limit_or_cursor_is_400_naming_it_and_what_is_allowed(
+    moderation: Api, query: dict[str, str], code: str, message: str
+) -> None:
+    made = moderation("POST", SANCTIONS, body=sanction())
+
+    reply = moderation("GET", SANCTION.format("s-1"), query=query)
+
+    assert reply.status == 400
+    assert reply.error["code"] == code
+    assert reply.error["message"].startswith(message)
+    assert moderation("GET", SANCTION.format("s-1")).body == made.body  # nothing changed
+
+
+def test_the_largest_page_of_the_longest_values_answers_far_under_lambdas_6_mb(
+    moderation: Api,
+) -> None:
+    # The largest answer the declared limits allow: every id 128 characters, the reason 500
+    # characters that JSON writes as 12 bytes each, 1,000 refunds (the largest `limit`; a
+    # refund is longer than a withheld loss) and a cursor after them.
+    longest = "x" * 128
+    at = datetime(2026, 11, 29, 12, tzinfo=UTC)
+    worst = Sanction(
+        ladder="backgammon",
+        sanction_id="s" * 128,
+        player_id=longest,
+        submitted_id="a" * 128,
+        reason="\U0001f600" * 500,
+        refund_days=30,
+        fingerprint="f" * 64,
+        sanctioned_at=at,
+        window=Window(at - timedelta(days=30), at),
+        played_as=(longest, "a" * 128),
+        status="done",
+        completed_at=at,
+        progress=RefundProgress(2, None, RefundTotals(10**11, 10**11, 10**11)),
+    )
+    storage = wiring.storage()
+    job_item(worst.job()).save()
+    partition = sanction_key("backgammon", worst.sanction_id)
+    LiftItem(partition, LIFT_SK, lifted_at=format_utc_millis(at)).save()
+    with DecisionItem.batch_write() as batch:
+        for number in range(MAX_SANCTION_PAGE + 1):
+            game_id = f"{number:0128d}"
+            batch.save(
+                decision_item(
+                    RefundDecision(
+                        "backgammon", worst.sanction_id, game_id, at, longest, 10**9, at, -(10**11)
+                    )
+                )
+            )
+    assert storage.sanctions.read_sanction("backgammon", worst.sanction_id, None, 1).sanction
+
+    reply = moderation("GET", SANCTION.format(worst.sanction_id), query={"limit": "1000"})
+
+    assert reply.status == 200
+    assert reply.body["lifted_at"] is not None
+    assert len(reply.body["refunds"]) == MAX_SANCTION_PAGE
+    assert reply.body["next_cursor"] is not None
+    size = len(json.dumps(reply.raw).encode())  # what Lambda returns to API Gateway
+    assert size < LARGEST_ANSWER_BYTES, size  # 433,389 bytes when this was written

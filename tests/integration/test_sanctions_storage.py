@@ -1,6 +1,7 @@
 """The sanctions port on every storage: one sanction scenario answered alike by the fake and
 DynamoDB, the window's ends and pages, each commit's conditions (nothing stored when one
-fails), what lands in the table, a victim's concurrent game, and the requests a step sends."""
+fails), a sanction's decisions a page at a time, what lands in the table, a victim's
+concurrent game, and the requests a step and a page send."""
 
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -10,7 +11,13 @@ import pytest
 from support.dynamodb import RequestCounter, raw_items
 from support.engines import ratings_table, running_engine
 from support.games import DAY, HOUR, MINUTE, MS, NOW, FixedClock, game
-from support.sanctions import mallory_beats, refund_while_victims_play, sanction
+from support.sanctions import (
+    decided_games,
+    decision_pages,
+    mallory_beats,
+    refund_while_victims_play,
+    sanction,
+)
 from support.services import answers_alike, rating_service
 
 from ratings.rules.refunds import Window
@@ -24,6 +31,7 @@ from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.sanctions import DynamoSanctions
 
 LADDER = "backgammon"
+SECOND = timedelta(seconds=1)
 
 
 def sanction_scenario(storage: Storage) -> dict[str, Any]:
@@ -205,8 +213,8 @@ def test_a_sanction_is_created_once_with_the_players_state(any_storage: Storage)
     with pytest.raises(WriteConflict):  # a stale state: nothing of this commit is stored
         sanctions.commit_sanction(a_sanction(sanction_id="s-2"), mallory)
 
-    assert sanctions.read_sanction(LADDER, "s-1") == (a_sanction(), [])
-    assert sanctions.read_sanction(LADDER, "s-2") == (None, [])
+    assert sanctions.read_sanction(LADDER, "s-1", None, 10) == (a_sanction(), [], False)
+    assert sanctions.read_sanction(LADDER, "s-2", None, 10) == (None, (), False)
     assert any_storage.jobs.get_job("sanction", "backgammon#s-1") == a_sanction().job()
     stored = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
     assert (stored.sanction_id, stored.refunded_until, stored.version) == ("s-1", NOW, 1)
@@ -229,7 +237,7 @@ def test_a_lift_is_recorded_once_and_neither_it_nor_a_progress_save_undoes_the_o
     done = progressed.advanced(RefundProgress(1), finished_at=NOW + 2 * HOUR)
     jobs.save_job(done.job())
 
-    stored, _decisions = sanctions.read_sanction(LADDER, "s-1")
+    stored = sanctions.read_sanction(LADDER, "s-1", None, 10).sanction
     assert stored == done._replace(lifted_at=NOW + HOUR)
     assert sanctions.read_for_sanction(LADDER, "s-1", "mallory").sanction == stored
     state = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
@@ -261,11 +269,92 @@ def test_a_refund_is_stored_once_and_only_over_the_victims_version(any_storage: 
     with pytest.raises(AlreadyStored):
         sanctions.record_withheld(decision)
 
-    assert list(sanctions.read_sanction(LADDER, "s-1").decisions) == [decision, withheld]
+    assert list(sanctions.read_sanction(LADDER, "s-1", None, 10).decisions) == [decision, withheld]
     state = any_storage.writes.read_states(LADDER, ["alice"])["alice"]
     assert (state.rating, state.version) == (1500, 1)
     history = any_storage.history.history(LADDER, "alice", 10, None)
     assert [e.ref_id for e in history.events] == ["g-1"]
+
+
+# A sanction's decisions, a page at a time ----------------------------------------------------
+
+
+def test_a_sanctions_decisions_are_read_a_page_at_a_time_by_game_id(any_storage: Storage) -> None:
+    sanctions = any_storage.sanctions
+    sanctions.commit_sanction(
+        a_sanction(), Player(LADDER, "mallory", 1516).sanctioned_by("s-1", NOW)
+    )
+    paid = RefundDecision(LADDER, "s-1", "g-07", NOW - HOUR, "alice", 16, NOW, 1500)
+    sanctions.commit_refund(
+        paid,
+        Player(LADDER, "alice", 1484).refunded(16),
+        PlayerEvent(LADDER, "alice", NOW, "refund", "g-07", False, {"delta": 16}, NOW + DAY),
+    )
+    # Stored in no particular order: the pages are by game id all the same.
+    for number in (11, 3, 0, 9, 4, 1, 10, 6, 2, 8, 5):
+        sanctions.record_withheld(
+            paid._replace(
+                game_id=f"g-{number:02d}",
+                player_id=None,
+                points=0,
+                rating_after=None,
+                withheld="victim_gone",
+            )
+        )
+    every = [f"g-{number:02d}" for number in range(12)]
+
+    pages, after, more = [], None, True
+    while more:
+        view = sanctions.read_sanction(LADDER, "s-1", after, 5)
+        assert view.sanction == a_sanction()
+        pages.append([decision.game_id for decision in view.decisions])
+        more, after = view.more, pages[-1][-1]
+    whole = sanctions.read_sanction(LADDER, "s-1", None, 12)
+    between = sanctions.read_sanction(LADDER, "s-1", "g-05x", 3)  # not a stored game id
+    past_the_last = sanctions.read_sanction(LADDER, "s-1", "g-11", 5)
+
+    assert pages == [every[:5], every[5:10], every[10:]]
+    assert [decision.game_id for decision in whole.decisions] == every
+    assert whole.more is False  # exactly a page: nothing follows
+    assert whole.decisions[7] == paid
+    assert ([d.game_id for d in between.decisions], between.more) == (every[6:9], True)
+    assert (list(past_the_last.decisions), past_the_last.more) == ([], False)
+    assert sanctions.read_sanction(LADDER, "s-2", None, 5) == (None, (), False)
+
+
+def paged_sanction_scenario(storage: Storage) -> dict[str, Any]:
+    """A sanction of 23 decisions (three withheld), more than a page of 5: its answers, and
+    every page at two sizes. (The default size of 100 is paged the same way: the fake's
+    tests/service/test_service_sanction_pages.py read 104 decisions at it.)"""
+    service = rating_service(storage, FixedClock())
+    victims = [f"v{index % 8}" for index in range(20)] + ["trudy"] * 3
+    mallory_beats(service, victims, apart=10 * SECOND)
+    service.sanction_player(LADDER, sanction("s-t", "trudy", refund_days=0))
+    out: dict[str, Any] = {"made": service.sanction_player(LADDER, sanction()).result}
+    service.pay_refunds.run(LADDER, "s-1")
+    out["pages-of-5"] = decision_pages(service, limit=5)
+    out["largest"] = decision_pages(service, limit=1000)
+    out["again"] = service.sanction_player(LADDER, sanction()).result
+    out["lifted"] = service.lift_sanction(LADDER, "s-1")
+    return out
+
+
+def test_a_sanction_with_more_decisions_than_a_page_is_paged_alike_on_every_storage(
+    any_storage: Storage,
+) -> None:
+    answers = answers_alike(paged_sanction_scenario, any_storage)
+
+    every = sorted(f"g-{number}" for number in range(23))
+    pages, (largest,) = answers["pages-of-5"], answers["largest"]
+    assert decided_games(pages) == decided_games([largest]) == every  # each once, in order
+    assert [len(page["refunds"] + page["withheld"]) for page in pages] == [5, 5, 5, 5, 3]
+    assert [kept["game_id"] for kept in largest["withheld"]] == ["g-20", "g-21", "g-22"]
+    points = sum(refund["delta"] for refund in largest["refunds"])
+    assert largest["totals"] == {"refunds": 20, "points": points, "withheld": 3}
+    assert all(page["totals"] == largest["totals"] for page in pages)
+    assert answers["made"]["totals"] == {"refunds": 0, "points": 0, "withheld": 0}
+    for first in (answers["again"], answers["lifted"]):  # the default page holds them all
+        assert (first["refunds"], first["next_cursor"]) == (largest["refunds"], None)
 
 
 # What lands in the table -------------------------------------------------------------------
@@ -362,6 +451,27 @@ def test_victims_playing_on_other_threads_while_refunds_run_lose_nothing(
 
 
 # Requests -----------------------------------------------------------------------------------
+
+
+def test_a_page_of_a_sanction_reads_its_record_then_at_most_limit_plus_one_decisions(
+    service: RatingService, storage: DynamoStorage, request_counter: RequestCounter
+) -> None:
+    mallory_beats(service, [f"v{index}" for index in range(30)], apart=10 * SECOND)
+    service.sanction_player(LADDER, sanction())
+    service.pay_refunds.run(LADDER, "s-1")
+    queries: list[dict[str, Any]] = []
+    client = storage.connection.client
+    client.meta.events.register(
+        "provide-client-params.dynamodb.Query", lambda params, **_: queries.append(params)
+    )
+    request_counter.reset()
+
+    page = service.get_sanction(LADDER, "s-1", 5)
+    after = service.get_sanction(LADDER, "s-1", 5, page["next_cursor"])
+
+    assert len(page["refunds"]) == len(after["refunds"]) == 5
+    assert request_counter.counts() == {"BatchGetItem": 2, "Query": 2}
+    assert [query["Limit"] for query in queries] == [6, 6]
 
 
 def test_a_step_sends_one_query_two_batch_reads_and_one_transaction_a_refund(

@@ -104,8 +104,10 @@ def test_every_moderation_answer_conforms_to_its_declared_schema_in_the_order_it
         "refund_window",
         "completed_at",
         "lifted_at",
+        "totals",
         "refunds",
         "withheld",
+        "next_cursor",
         "submitted_id",
     ]
     assert (made["player_id"], made["submitted_id"]) == ("mallory", "anon-m")

@@ -9,6 +9,8 @@ import pytest
 from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game, ts
 from support.jobs import Countdown, RecordingJobQueue
 from support.sanctions import (
+    decided_games,
+    decision_pages,
     mallory_beats,
     refund_while_victims_play,
     refunds_of,
@@ -283,8 +285,11 @@ def test_a_worker_that_dies_midway_through_a_step_resumes_and_pays_nothing_twice
     service.run_job(json.loads(message.body()), Countdown(600))  # SQS delivers it again
 
     assert (stopped["status"], len(stopped["refunds"])) == ("pending", 3)
+    assert stopped["totals"]["refunds"] == 0  # counted by the step's save, which never came
     answer = service.get_sanction(LADDER, "s-1")
     assert sorted(refunds_of(answer)) == [f"v{index}" for index in range(7)]
+    points = sum(refund["delta"] for refund in answer["refunds"])
+    assert answer["totals"] == {"refunds": 7, "points": points, "withheld": 0}  # each once
     assert all(rating(service, f"v{index}") == 1500 for index in range(7))
     assert all(history_adds_up(service, f"v{index}") for index in range(7))
 
@@ -402,12 +407,23 @@ def test_a_cheater_with_a_thousand_games_in_the_window_is_handled_fully_in_bound
 
     run = service.run_job(json.loads(message.body()), Countdown(600))
 
-    answer = service.get_sanction(LADDER, "s-1")
-    assert len(answer["refunds"]) == 800
+    pages = decision_pages(service, limit=1000)
+    refunds = pages[0]["refunds"]
+    assert (len(pages), len(refunds)) == (1, 800)  # one page of the largest size holds them
+    assert pages[0]["totals"] == {
+        "refunds": 800,
+        "points": sum(refund["delta"] for refund in refunds),
+        "withheld": 0,
+    }
     assert run.steps == 1000 // 25  # the last page of 25 is the last: it finds no more
     assert storage.commits == commits + 800  # one commit per refund, nothing else
     assert all(history_adds_up(service, f"v{index}") for index in range(0, 250, 17))
-    assert answer["completed_at"] is not None
+    assert pages[0]["completed_at"] is not None
+    # At the default size, eight pages list every refund once, in game id order.
+    default_pages = decision_pages(service)
+    assert [len(page["refunds"]) for page in default_pages] == [100] * 8
+    assert decided_games(default_pages) == [refund["game_id"] for refund in refunds]
+    assert decided_games(default_pages) == sorted(set(decided_games(default_pages)))
 
 
 class WorkerStopped(Exception):

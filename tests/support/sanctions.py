@@ -1,5 +1,6 @@
-"""The bodies of sanctions, a cheater's games, and ways to run a sanction's refunds to the
-end (alone, or while its victims go on playing), for every test layer."""
+"""The bodies of sanctions, a cheater's games, ways to run a sanction's refunds to the end
+(alone, or while its victims go on playing), and to read every page of its decisions, for
+every test layer."""
 
 import threading
 from collections.abc import Sequence
@@ -82,3 +83,29 @@ def refunds_of(answer: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
     for refund in answer["refunds"]:
         paid.setdefault(refund["player_id"], []).append((refund["game_id"], refund["delta"]))
     return paid
+
+
+def decision_pages(
+    service: RatingService,
+    sanction_id: str = "s-1",
+    *,
+    limit: int | None = None,
+    ladder: str = "backgammon",
+) -> list[dict[str, Any]]:
+    """Every answer of GET on the sanction, from the first page on, each with the cursor the
+    one before gave, until one gives none."""
+    pages = [service.get_sanction(ladder, sanction_id, limit)]
+    while pages[-1]["next_cursor"] is not None:
+        cursor = pages[-1]["next_cursor"]
+        pages.append(service.get_sanction(ladder, sanction_id, limit, cursor))
+    return pages
+
+
+def decided_games(pages: Sequence[dict[str, Any]]) -> list[str]:
+    """The game ids the pages list, refunds and withheld, page by page, each page's in game
+    id order."""
+    return [
+        game_id
+        for page in pages
+        for game_id in sorted(e["game_id"] for e in page["refunds"] + page["withheld"])
+    ]

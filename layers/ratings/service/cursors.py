@@ -1,8 +1,8 @@
-"""The opaque page cursors of the listings (history, leaderboard).
+"""The opaque page cursors of the listings (history, leaderboard, a sanction's decisions).
 
 A cursor is opaque to callers: URL-safe base64 of a small JSON array that names its listing
-(ladder, and player for a history), so a cursor of another listing, or anything else, is
-refused with 400 invalid_cursor rather than read as some other position.
+(ladder; player for a history, sanction for its decisions), so a cursor of another listing,
+or anything else, is refused with 400 invalid_cursor rather than read as some other position.
 """
 
 import base64
@@ -87,3 +87,20 @@ def decode_leaderboard_cursor(cursor: object, ladder: str) -> tuple[int, tuple[i
     ):
         raise InvalidCursor
     return rank, (rating, player_id)
+
+
+def sanction_cursor(ladder: str, sanction_id: str, game_id: str) -> str:
+    return encode_cursor(["n", ladder, sanction_id, game_id])
+
+
+def decode_sanction_cursor(cursor: object, ladder: str, sanction_id: str) -> str | None:
+    """The game id a page of the sanction's decisions continues after, or InvalidCursor."""
+    if cursor is None:
+        return None
+    _listing, of_ladder, of_sanction, game_id = _decode(cursor, "n", 4)
+    # The game id becomes part of the key the read starts after: an id only.
+    if (of_ladder, of_sanction) != (ladder, sanction_id) or not (
+        isinstance(game_id, str) and ID_PATTERN.fullmatch(game_id)
+    ):
+        raise InvalidCursor
+    return game_id

@@ -92,7 +92,8 @@ class RatingService:
         ).run
 
     @cached_property
-    def get_sanction(self) -> Callable[[str, str], JsonObject]:
+    def get_sanction(self) -> Callable[..., JsonObject]:
+        """(ladder, sanction_id, limit=None, cursor=None): a page of its decisions."""
         from ratings.service.usecases.read_sanction import ReadSanction
 
         return ReadSanction(self._context, self._storage.sanctions).run

@@ -23,7 +23,12 @@ from ratings.service.declared import (
     Json,
     Key,
 )
-from ratings.service.sanction_records import REFUND_EVENT, RefundDecision, Sanction
+from ratings.service.sanction_records import (
+    REFUND_EVENT,
+    RefundDecision,
+    RefundTotals,
+    Sanction,
+)
 from ratings.service.stored import DONE, PENDING, Job
 
 if TYPE_CHECKING:
@@ -31,6 +36,7 @@ if TYPE_CHECKING:
 
 #: Where a background job stands (a sanction's refunds, an erasure).
 JOB_STATUS = Json({"enum": [PENDING, DONE]})
+COUNT = Json({"type": "integer", "minimum": 0})
 
 
 # A sanction ---------------------------------------------------------------------------------
@@ -74,9 +80,22 @@ class Withheld(NamedTuple):
     reason: Annotated[str, Json({"enum": list(WITHHELD_REASONS)})]
 
 
+class SanctionTotals(NamedTuple):
+    """What the sanction's decisions add up to, whatever page is shown."""
+
+    refunds: Annotated[int, COUNT, Doc("Refunds paid")]
+    points: Annotated[int, COUNT, Doc("The points they gave back, together")]
+    withheld: Annotated[int, COUNT, Doc("Losses not refunded")]
+
+    @classmethod
+    def of(cls, totals: RefundTotals) -> "SanctionTotals":
+        return cls(totals.refunds, totals.points, totals.withheld)
+
+
 class SanctionResult(NamedTuple):
     """What POST, GET and DELETE of a sanction answer: the sanction, where its refunds stand,
-    and every decision made so far (refunds paid, and the games whose refund is withheld)."""
+    what its decisions add up to, and one page of those decisions by game id (refunds paid,
+    and the games whose refund is withheld), with the cursor of the next page."""
 
     sanction_id: Annotated[str, IDENTIFIER]
     ladder: Annotated[str, IDENTIFIER]
@@ -92,14 +111,23 @@ class SanctionResult(NamedTuple):
     refund_window: RefundWindow | None
     completed_at: datetime | None
     lifted_at: datetime | None
-    refunds: Annotated[list[Refund], Doc("Every refund paid so far, by game id")]
-    withheld: Annotated[list[Withheld], Doc("Losses not refunded, and why (docs/rules.md)")]
+    totals: SanctionTotals
+    refunds: Annotated[list[Refund], Doc("The page's refunds paid, by game id")]
+    withheld: Annotated[
+        list[Withheld], Doc("The page's losses not refunded, and why (docs/rules.md), by game id")
+    ]
+    next_cursor: Annotated[
+        str | None,
+        Doc("GET the sanction with it as `cursor` for the next page of decisions (null: none)"),
+    ]
     submitted_id: Annotated[str | Absent, IDENTIFIER, Doc("The id sent, when it is linked")] = (
         ABSENT
     )
 
     @classmethod
-    def of(cls, sanction: Sanction, decisions: Sequence[RefundDecision]) -> "SanctionResult":
+    def of(
+        cls, sanction: Sanction, decisions: Sequence[RefundDecision], next_cursor: str | None
+    ) -> "SanctionResult":
         window = sanction.window
         linked = sanction.submitted_id != sanction.player_id
         return cls(
@@ -114,12 +142,14 @@ class SanctionResult(NamedTuple):
             refund_window=None if window is None else RefundWindow(window.since, window.until),
             completed_at=sanction.completed_at,
             lifted_at=sanction.lifted_at,
+            totals=SanctionTotals.of(sanction.progress.totals),
             refunds=[Refund.of(paid) for paid in decisions if paid.withheld is None],
             withheld=[
                 Withheld(kept.game_id, kept.played_at, kept.withheld)
                 for kept in decisions
                 if kept.withheld is not None
             ],
+            next_cursor=next_cursor,
         )
 
 
@@ -195,5 +225,10 @@ DESCRIPTIONS: Mapping[type, str] = {
     RefundWindow: (
         "The played_at range of the games refunded, both ends included (null: refund_days 0, "
         "nothing refunded)"
+    ),
+    SanctionTotals: (
+        "Every decision of the refund steps done so far, counted on the sanction (no page "
+        "needed); while pending, the pages may already list the decisions of the step under "
+        "way, at most 25 games more"
     ),
 }

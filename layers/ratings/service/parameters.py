@@ -1,5 +1,5 @@
 """The parameters of a read, as callers send them in a path or a query: ids, and the page
-sizes of the listings (history, leaderboard)."""
+sizes of the listings (history, leaderboard, a sanction's decisions)."""
 
 from ratings.rules import InvalidInput
 from ratings.rules.fields import ID
@@ -7,15 +7,19 @@ from ratings.rules.fields import ID
 DEFAULT_HISTORY_LIMIT = 50
 DEFAULT_LEADERBOARD_LIMIT = 100
 MAX_PAGE = 100
+#: A sanction's decisions per answer: small entries, read by moderation tools that want them
+#: all; the largest page stays far under Lambda's 6 MB answer (docs/api.md, "Limits").
+DEFAULT_SANCTION_LIMIT = 100
+MAX_SANCTION_PAGE = 1000
 
 
-def page_limit(limit: object, default: int) -> int:
+def page_limit(limit: object, default: int, maximum: int = MAX_PAGE) -> int:
     if limit is None:
         return default
     if isinstance(limit, str) and limit.isdigit() and len(limit) <= 6:
         limit = int(limit)
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise InvalidInput("limit", f"limit must be an integer from 1 to {MAX_PAGE}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= maximum:
+        raise InvalidInput("limit", f"limit must be an integer from 1 to {maximum}")
     return limit
 
 

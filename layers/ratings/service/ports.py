@@ -225,9 +225,12 @@ class SanctionStore(ABC):
         round trip, strongly consistent."""
 
     @abstractmethod
-    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
-        """The sanction (None: not stored) with its lift and every decision stored so far,
-        strongly consistent."""
+    def read_sanction(
+        self, ladder: str, sanction_id: str, after: str | None, limit: int
+    ) -> SanctionView:
+        """The sanction (None: not stored) with its lift, at most `limit` of its decisions by
+        game id from just after game `after` (None: the first), and whether more follow;
+        strongly consistent, reading at most `limit` + 1 decisions."""
 
     @abstractmethod
     def games_against(

@@ -8,7 +8,7 @@ is stored in the same atomic commit as what it pays (the victim's state and refu
 and a decision already stored is never made again.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -38,16 +38,37 @@ def sanction_job_id(ladder: str, sanction_id: str) -> str:
     return f"{ladder}#{sanction_id}"
 
 
+class RefundTotals(NamedTuple):
+    """What a sanction's decisions add up to: the refunds paid, the points they gave back,
+    and the refunds withheld. Kept on the sanction's record, counted step by step, so no
+    answer reads every decision to summarise them."""
+
+    refunds: int = 0
+    points: int = 0
+    withheld: int = 0
+
+    def plus(self, decisions: Iterable["RefundDecision"]) -> "RefundTotals":
+        decided = list(decisions)
+        paid = [decision.points for decision in decided if decision.withheld is None]
+        return RefundTotals(
+            self.refunds + len(paid),
+            self.points + sum(paid),
+            self.withheld + len(decided) - len(paid),
+        )
+
+
 class RefundProgress(NamedTuple):
     """How far the refunds have come: `phase` indexes `Sanction.played_as`, `after` is the
-    last game of that id already decided (None: none yet)."""
+    last game of that id already decided (None: none yet), `totals` counts the decisions
+    of the steps saved so far."""
 
     phase: int = 0
     after: GamePosition | None = None
+    totals: RefundTotals = RefundTotals()
 
     def position(self) -> JsonObject:
         after = None if self.after is None else [format_utc_millis(self.after[0]), self.after[1]]
-        return {"played_as": self.phase, "after": after}
+        return {"played_as": self.phase, "after": after, "totals": self.totals._asdict()}
 
     @classmethod
     def of(cls, position: JsonObject | None) -> "RefundProgress":
@@ -57,6 +78,7 @@ class RefundProgress(NamedTuple):
         return cls(
             int(position.get("played_as", 0)),
             None if after is None else (parse_utc_millis(after[0]), str(after[1])),
+            RefundTotals(**{name: int(n) for name, n in position.get("totals", {}).items()}),
         )
 
 
@@ -184,10 +206,12 @@ class GamesPage(NamedTuple):
 
 
 class SanctionView(NamedTuple):
-    """A sanction as a read finds it, with every decision stored so far (by game id)."""
+    """A sanction as a read finds it, with one page of the decisions stored so far, by game
+    id, and whether more follow the page's last."""
 
     sanction: Sanction | None
     decisions: Sequence[RefundDecision] = ()
+    more: bool = False
 
 
 class NamedInSanctions(NamedTuple):

@@ -63,12 +63,19 @@ class InMemorySanctions(SanctionStore):
                 states=tables.writes.read_states(ladder, [player_id]),
             )
 
-    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
+    def read_sanction(
+        self, ladder: str, sanction_id: str, after: str | None, limit: int
+    ) -> SanctionView:
         with self._tables.lock:
+            sanction = self._sanction(ladder, sanction_id)
+            if sanction is None:
+                return SanctionView(None)
             decided = self._own.decisions.get((ladder, sanction_id), {})
+            following = sorted(gid for gid in decided if after is None or gid > after)
             return SanctionView(
-                self._sanction(ladder, sanction_id),
-                [decided[game_id] for game_id in sorted(decided)],
+                sanction,
+                [decided[game_id] for game_id in following[:limit]],
+                more=len(following) > limit,
             )
 
     def games_against(

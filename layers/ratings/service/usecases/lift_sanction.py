@@ -7,11 +7,10 @@ from typing import NamedTuple
 
 from ratings.service.context import Context
 from ratings.service.errors import AlreadyStored, WriteConflict
-from ratings.service.moderation_results import SanctionResult
 from ratings.service.ports import SanctionStore, Writes
-from ratings.service.results import JsonObject, json_of
+from ratings.service.results import JsonObject
 from ratings.service.retries import Retrier
-from ratings.service.usecases.read_sanction import ReadSanction
+from ratings.service.usecases.read_sanction import ReadSanction, sanction_answer
 
 
 class LiftSanction(NamedTuple):
@@ -43,4 +42,4 @@ class LiftSanction(NamedTuple):
                 self.sanctions.commit_lift(sanction, [player.lifted() for player in carrying])
             except AlreadyStored:
                 raise WriteConflict(sanction_id) from None  # lifted meanwhile: answer that
-        return json_of(SanctionResult.of(sanction, view.decisions))
+        return sanction_answer(sanction, view)  # the first page; GET reads on

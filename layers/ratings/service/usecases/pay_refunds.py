@@ -10,7 +10,6 @@ save is conditioned on the save before: of two runs of the same step, one saves 
 learns it was overtaken and stops (`ratings.service.jobs.RunJob`).
 """
 
-import contextlib
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -65,18 +64,20 @@ class PayRefunds(JobKind):
         progress = sanction.progress
         window = sanction.window
         if window is None or progress.phase >= len(sanction.played_as):
-            advanced = RefundProgress(len(sanction.played_as))
+            advanced = RefundProgress(len(sanction.played_as), None, progress.totals)
         else:
             player_id = sanction.played_as[progress.phase]
             page = self.sanctions.games_against(
                 ladder.ladder_id, player_id, window, progress.after, self.games_per_step
             )
-            self.decide(ladder, sanction, player_id, page.games)
+            # The page's decisions are counted with the save of the step that decides it:
+            # once, whichever run of the step saves.
+            totals = progress.totals.plus(self.decide(ladder, sanction, player_id, page.games))
             if page.more and page.games:
                 last = page.games[-1]
-                advanced = RefundProgress(progress.phase, (last.played_at, last.game_id))
+                advanced = RefundProgress(progress.phase, (last.played_at, last.game_id), totals)
             else:
-                advanced = RefundProgress(progress.phase + 1)
+                advanced = RefundProgress(progress.phase + 1, None, totals)
         finished = self.context.now() if advanced.phase >= len(sanction.played_as) else None
         return sanction.advanced(advanced, finished_at=finished).job()
 
@@ -92,19 +93,34 @@ class PayRefunds(JobKind):
 
     def decide(
         self, ladder: Ladder, sanction: Sanction, player_id: str, games: Sequence[GameAgainst]
-    ) -> None:
-        """Decide each game of `player_id` on the page not decided yet, oldest first."""
+    ) -> list[RefundDecision]:
+        """Decide each game of `player_id` on the page not decided yet, oldest first: the
+        page's decisions then, those stored before included (a win decides nothing)."""
         if not games:
-            return
+            return []
         reads = self.sanctions.read_for_refunds(
             ladder.ladder_id, sanction.sanction_id, player_id, games
         )
+        decisions = [reads.decided[game.game_id] for game in games if game.game_id in reads.decided]
         # Victims' states as this step last stored or read them (one may have lost several).
         known: dict[str, Player] = {}
+        raced: list[GameAgainst] = []
         for game in games:
             if game.game_id in reads.decided:
                 continue
-            _Refund(self, ladder, sanction, player_id, game, reads, known).decide()
+            refund = _Refund(self, ladder, sanction, player_id, game, reads, known)
+            decided = refund.decide()
+            if refund.raced:
+                raced.append(game)
+            elif decided is not None:
+                decisions.append(decided)
+        if raced:
+            # Decided by another run of this step meanwhile: what it decided, as stored.
+            again = self.sanctions.read_for_refunds(
+                ladder.ladder_id, sanction.sanction_id, player_id, raced
+            )
+            decisions.extend(again.decided.values())
+        return decisions
 
 
 @dataclass
@@ -122,11 +138,15 @@ class _Refund:
     known: dict[str, Player]
     #: Set when a commit failed: the next attempt reads the victim's state afresh.
     fresh: bool = False
+    #: Set when another run stored the game's decision first.
+    raced: bool = False
 
-    def decide(self) -> None:
-        self.refunds.retrier.run("refund", self._attempt)
+    def decide(self) -> RefundDecision | None:
+        """The decision stored (None: nothing to decide, or `raced`)."""
+        decision: RefundDecision | None = self.refunds.retrier.run("refund", self._attempt)
+        return decision
 
-    def _attempt(self) -> None:
+    def _attempt(self) -> RefundDecision | None:
         refunds, game = self.refunds, self.game
         now = refunds.context.now()
         decision = RefundDecision(
@@ -178,16 +198,21 @@ class _Refund:
             refunds.sanctions.commit_refund(decision, after, event)
         except AlreadyStored:
             self.known.pop(victim.player_id, None)  # decided by another run, which paid
+            self.raced = True
             return None
         except Exception:
             self.fresh = True  # a version moved (or worse): read the victim again
             raise
         self.known[victim.player_id] = after
-        return None
+        return decision
 
-    def _withhold(self, decision: RefundDecision) -> None:
-        with contextlib.suppress(AlreadyStored):  # decided by another run
+    def _withhold(self, decision: RefundDecision) -> RefundDecision | None:
+        try:
             self.refunds.sanctions.record_withheld(decision)
+        except AlreadyStored:  # decided by another run
+            self.raced = True
+            return None
+        return decision
 
     def _victim(self, opponent: str) -> Player | None:
         """Who holds the rating that lost the points: the opponent, or the account that took

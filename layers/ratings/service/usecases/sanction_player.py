@@ -20,13 +20,14 @@ from ratings.service.errors import (
     SanctionConflict,
     WriteConflict,
 )
-from ratings.service.moderation_results import SanctionResult
+from ratings.service.parameters import DEFAULT_SANCTION_LIMIT
 from ratings.service.player_reads import players_of, refuse_erasing
 from ratings.service.ports import JobQueue, SanctionStore, Writes
 from ratings.service.requests import SanctionInput, parse_sanction
-from ratings.service.results import Submitted, json_of
+from ratings.service.results import Submitted
 from ratings.service.retries import Retrier
-from ratings.service.sanction_records import Sanction
+from ratings.service.sanction_records import Sanction, SanctionView
+from ratings.service.usecases.read_sanction import sanction_answer
 
 
 class SanctionPlayer(NamedTuple):
@@ -92,7 +93,7 @@ class SanctionPlayer(NamedTuple):
         except AlreadyStored:
             # Made meanwhile (a concurrent copy of this request, or another): read again.
             raise WriteConflict(sent.sanction_id) from None
-        return sanction, Submitted(json_of(SanctionResult.of(sanction, [])), created=True)
+        return sanction, Submitted(sanction_answer(sanction, SanctionView(sanction)), created=True)
 
     def _repeated(self, sanction: Sanction, sent: SanctionInput) -> tuple[Sanction, Submitted]:
         if sanction.fingerprint != sent.fingerprint:
@@ -101,8 +102,9 @@ class SanctionPlayer(NamedTuple):
                 f"ladder {sanction.ladder!r}; send the same content to read it, or use a new "
                 "sanction_id"
             )
-        view = self.sanctions.read_sanction(sanction.ladder, sanction.sanction_id)
-        current = view.sanction or sanction
-        return current, Submitted(
-            json_of(SanctionResult.of(current, view.decisions)), created=False
+        # The answer's first page of decisions; GET reads on with its next_cursor.
+        view = self.sanctions.read_sanction(
+            sanction.ladder, sanction.sanction_id, None, DEFAULT_SANCTION_LIMIT
         )
+        current = view.sanction or sanction
+        return current, Submitted(sanction_answer(current, view), created=False)

@@ -49,6 +49,7 @@ from ratings.storage.dynamodb.layout import (
     stored_game_of,
 )
 from ratings.storage.dynamodb.sanction_layout import (
+    DECISION_SK_PREFIX,
     LIFT_SK,
     DecisionItem,
     LiftItem,
@@ -95,31 +96,45 @@ class DynamoSanctions(SanctionStore):
         sanction = None if job is None else Sanction.of_job(job, lifted_at)
         return SanctionReads(sanction, account_of, anonymous_of, states)
 
-    def read_sanction(self, ladder: str, sanction_id: str) -> SanctionView:
-        # One partition holds the record, the lift and the decisions: one Query (paginated
-        # past 1 MB, some 5,000 decisions).
+    def read_sanction(
+        self, ladder: str, sanction_id: str, after: str | None, limit: int
+    ) -> SanctionView:
+        # The record and the lift, then the page of decisions: they share the sanction's
+        # partition, but its record sorts after every decision (SANCTION > R#...).
+        record = job_key(SANCTION, sanction_job_id(ladder, sanction_id))
         job = lifted_at = None
-        found: list[RefundDecision] = []
+        for item in self._table.batch_get([record, (record[0], LIFT_SK)]):
+            if isinstance(item, JobItem):
+                job = job_of(item)
+            elif isinstance(item, LiftItem):
+                lifted_at = parse_utc_millis(item.lifted_at)
+        if job is None:
+            return SanctionView(None)
+        partition = record[0]
         start_key = None
-        while True:
+        if after is not None:
+            start_key = {"pk": {"S": partition}, "sk": {"S": decision_sort_key(after)}}
+        # One decision more than the page says whether more follow. A decision item is about
+        # 800 bytes at most (the longest ids), so 1,001 of them fit in one response (1 MB);
+        # the loop is for a response cut short all the same, and stops at limit + 1.
+        found: list[RefundDecision] = []
+        while len(found) <= limit:
             response = self._table.query(
-                sanction_key(ladder, sanction_id),
+                partition,
+                range_key_condition=RatingsItem.sk.startswith(DECISION_SK_PREFIX),
                 consistent_read=True,
+                limit=limit + 1 - len(found),
                 exclusive_start_key=start_key,
             )
             for raw in response.get("Items", []):
                 item = RatingsItem.from_raw_data(raw)
                 if isinstance(item, DecisionItem):
                     found.append(decision_of(ladder, sanction_id, item))
-                elif isinstance(item, JobItem):
-                    job = job_of(item)
-                elif isinstance(item, LiftItem):
-                    lifted_at = parse_utc_millis(item.lifted_at)
             start_key = response.get("LastEvaluatedKey")
             if not start_key:
                 break
-        sanction = None if job is None else Sanction.of_job(job, lifted_at)
-        return SanctionView(sanction, found)
+        sanction = Sanction.of_job(job, lifted_at)
+        return SanctionView(sanction, found[:limit], more=len(found) > limit)
 
     def games_against(
         self,
