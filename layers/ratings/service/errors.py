@@ -130,6 +130,25 @@ class PlayerErasing(RetryLater):
         )
 
 
+class PlayerStorageFull(ServiceError):
+    """The store refused a write to a player's partition: its items and their index entries
+    reached the 10 GB DynamoDB lets one partition key hold in a table with a local secondary
+    index (ItemCollectionSizeLimitExceeded). The daily game limit keeps it out of reach
+    (docs/table-layout.md, "How big a player's partition gets"); met all the same, the request
+    is refused at once: retrying cannot help until the player's old history expires."""
+
+    code = "player_storage_full"
+    disposition = Disposition.REFUSED
+
+    def __init__(self) -> None:
+        # No id in the words: the store's error does not say which player's partition is full.
+        super().__init__(
+            "the stored history of a player of this request has reached the store's size "
+            "limit, so nothing was stored; sending it again does not help until older "
+            "history expires: report it to the operator"
+        )
+
+
 # The storage ports' errors ------------------------------------------------------------------
 
 
@@ -192,6 +211,7 @@ __all__ = [
     "NotFound",
     "NotRanked",
     "PlayerErasing",
+    "PlayerStorageFull",
     "RetryLater",
     "SanctionConflict",
     "ServiceError",

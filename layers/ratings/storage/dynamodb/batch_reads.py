@@ -6,8 +6,11 @@ the keys it did not read as UnprocessedKeys, in a successful answer: botocore's 
 see it. pynamodb's `Model.batch_get` sends them again at once, as often as they come back (one
 throttled game made 51 requests in 44 ms); AWS asks for exponential backoff. Here each re-send
 waits first (`Resends`), and only while the wait and one more attempt still end before the
-deadline; past that, or after `Resends.most` re-sends, the read fails as a throttled request
-does (TransientStorageError: the use case retries it, then 503 or back to the queue).
+deadline. After `Resends.most` re-sends the read fails as a throttled request does
+(TransientStorageError: the use case redoes its attempt, later); when the deadline stops it,
+with UnprocessedKeysOutOfTime, which the use case does not redo (its next attempt could not
+end in time either) and the adapters answer as transient: 503 retry_later, or the message
+back to its queue.
 """
 
 import math
@@ -22,6 +25,12 @@ from ratings.service.errors import TransientStorageError
 from ratings.storage.dynamodb.layout import RatingsItem
 
 _JITTER = random.Random()
+
+
+class UnprocessedKeysOutOfTime(TimeoutError):
+    """Keys still unprocessed when a further wait and attempt could not end before the
+    deadline. A TimeoutError, like the deadline guard's OutOfTime: transient for the caller
+    (`ratings.aws_errors.is_transient`), never retried inside the invocation."""
 
 
 def no_deadline() -> float:
@@ -74,13 +83,11 @@ def _read_page(wanted: Any, resends: Resends, attempt_seconds: float) -> Iterato
             return
         delay = resends.delay(sent)
         sent += 1
-        out_of_time = resends.time_left() - delay < attempt_seconds
-        if sent > resends.most or out_of_time:
-            why = "the invocation's time is short" if out_of_time else "too many re-sends"
-            raise TransientStorageError(
-                f"{len(wanted)} keys of a BatchGetItem still unprocessed (throttled) after "
-                f"{sent} requests: {why}"
-            )
+        unread = f"{len(wanted)} keys of a BatchGetItem still unprocessed after {sent} requests"
+        if resends.time_left() - delay < attempt_seconds:
+            raise UnprocessedKeysOutOfTime(f"{unread}; the invocation's time is short")
+        if sent > resends.most:
+            raise TransientStorageError(f"{unread} (throttled)")
         resends.sleep(delay)
 
 
