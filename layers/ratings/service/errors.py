@@ -130,6 +130,22 @@ class PlayerErasing(RetryLater):
         )
 
 
+class PlayerDailyLimit(ServiceError):
+    """A player of the game has had the day's most games rated already (UTC days): the limit
+    that keeps a player's stored history within the store's size limit
+    (`ratings.service.player_limits`). The same game is accepted from the next UTC day on."""
+
+    code = "player_daily_limit"
+    disposition = Disposition.REFUSED
+
+    def __init__(self, position: int, limit: int) -> None:
+        # The position, not the id: the adapters log the message.
+        super().__init__(
+            f"players[{position}] has had {limit} games rated today (UTC), the most a player "
+            "may have in a day; send the game again after 00:00 UTC"
+        )
+
+
 class PlayerStorageFull(ServiceError):
     """The store refused a write to a player's partition: its items and their index entries
     reached the 10 GB DynamoDB lets one partition key hold in a table with a local secondary
@@ -210,6 +226,7 @@ __all__ = [
     "InvalidInput",
     "NotFound",
     "NotRanked",
+    "PlayerDailyLimit",
     "PlayerErasing",
     "PlayerStorageFull",
     "RetryLater",
