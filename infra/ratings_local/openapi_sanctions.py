@@ -89,6 +89,7 @@ def sanction_paths(
                     },
                     404,
                     409,
+                    507,
                 ),
             }
         },

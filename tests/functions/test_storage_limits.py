@@ -3,6 +3,8 @@ throttles a BatchGetItem or fills a partition to 10 GB):
 
 - a BatchGetItem whose keys stay unprocessed is sent again with backoff until the invocation's
   deadline is near, then answered as throttling is: 503 retry_later, or back to the queue;
+- a player who has had the day's most games (the limit that keeps a partition well under the
+  size limit) is a 429 player_daily_limit, or a dead letter with that reason;
 - a write into a player's partition at its size limit (ItemCollectionSizeLimitExceeded) is a
   clear 507 player_storage_full, or a dead letter with that reason at once, never a 500 or a
   retry.
@@ -11,6 +13,7 @@ throttles a BatchGetItem or fills a partition to 10 GB):
 import io
 import json
 import time
+from datetime import UTC, datetime, timedelta
 from types import ModuleType
 from typing import Any
 
@@ -22,7 +25,11 @@ from support.lambda_events import rest_event, sqs_event
 from support.queues import peek_messages, wait_for_messages
 from support.template import parsed_template
 
+from ratings import wiring
 from ratings.lambda_support import deadline
+from ratings.service.player import Player
+from ratings.service.player_limits import daily_game_limit
+from ratings.service.stored import StoredGame
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -88,6 +95,49 @@ def test_a_queued_game_whose_keys_stay_unprocessed_goes_back_to_the_queue(
     (again,) = wait_for_messages(stack.sqs, stack.games_url)
     assert again["Body"] == body
     assert list(peek_messages(stack.sqs, stack.games_dlq_url)) == []
+
+
+# The daily game limit ------------------------------------------------------------------------
+
+
+def at_the_daily_limit(player_id: str) -> None:
+    """Store `player_id`'s state as having had the day's most games (today, UTC)."""
+    now = datetime.now(UTC)
+    limit = daily_game_limit(timedelta(days=wiring.config().retention_days))
+    state = Player("backgammon", player_id, 1500, 0, version=1)
+    state = state._replace(games_day=now.date().isoformat(), games_that_day=limit)
+    record = StoredGame("backgammon", f"seed-{player_id}", "seed", {}, now + timedelta(days=30))
+    wiring.storage().writes.commit_game(record, [state], [])
+
+
+def test_a_game_past_the_daily_limit_is_a_429(api: Api) -> None:
+    at_the_daily_limit("busy")
+
+    reply = api("POST", GAMES, body=recent_game("g-busy", "calm", "busy"))
+
+    assert reply.status == 429, reply.body
+    assert reply.error["code"] == "player_daily_limit"
+    assert "players[1]" in reply.error["message"]
+    assert "00:00 UTC" in reply.error["message"]
+    assert api("GET", f"{GAMES}/g-busy").status == 404
+    assert api("POST", GAMES, body=recent_game("g-calm", "calm", "other")).status == 201
+
+
+def test_a_queued_game_past_the_daily_limit_is_dead_lettered_with_its_reason(
+    functions: dict[str, ModuleType], stack: Stack
+) -> None:
+    at_the_daily_limit("busy")
+    body = queued(recent_game("g-busy-q", "busy", "calm"))
+
+    answer = functions["games_queue"].lambda_handler(
+        sqs_event(stack.games_arn, [body]), LambdaContext("games-queue")
+    )
+
+    assert answer == {"batchItemFailures": []}
+    (letter,) = peek_messages(stack.sqs, stack.games_dlq_url)
+    assert letter["Body"] == body
+    assert letter["MessageAttributes"]["reason"]["StringValue"] == "player_daily_limit"
+    assert list(peek_messages(stack.sqs, stack.games_url)) == []
 
 
 # ItemCollectionSizeLimitExceeded -----------------------------------------------------------
