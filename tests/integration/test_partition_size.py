@@ -5,18 +5,20 @@ limit is worked out from (docs/table-layout.md, "How big a player's partition ge
 
 DynamoDB sizes an item as the UTF-8 bytes of its attribute names and string values, about one
 byte per two digits of a number plus one, and one byte a boolean; a local secondary index entry
-as its keys (the table's and the index's) plus 100 bytes. No engine here reports the size of an
-item collection (moto and DynamoDB Local answer ReturnItemCollectionMetrics, but in whole GB),
-so the sizes are counted from what is stored.
+as its keys (the table's and the index's) plus 100 bytes. DynamoDB reports an item
+collection's size only as a range of GB (ReturnItemCollectionMetrics), so the sizes are counted
+from what each engine stores.
 """
 
 import math
+import re
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from support.dynamodb import raw_items
 from support.games import NOW, game
+from support.template import ROOT
 
 from ratings.service.facade import RatingService
 from ratings.service.player_limits import (
@@ -98,3 +100,16 @@ def test_the_daily_limit_keeps_a_partition_at_half_the_limit(days: int) -> None:
     assert partition_bytes(retention) <= ITEM_COLLECTION_LIMIT_BYTES / 2
     # Still room for a player who plays all day: a game every 6 minutes at the longest.
     assert daily_game_limit(retention) >= 240
+
+
+def test_api_md_gives_the_limit_of_each_retention() -> None:
+    text = (ROOT / "docs" / "api.md").read_text()
+    table = text.split("| `RetentionDays` | games per player per UTC day |")[1].split("\n\n")[0]
+    rows = [line.split("|")[1:3] for line in table.strip().splitlines()[1:]]
+
+    assert len(rows) >= 4
+    for days_text, limit_text in rows:
+        days = [int(n.replace(",", "")) for n in re.findall(r"[\d,]+", days_text) if n != ","]
+        limit = int(limit_text.split()[0].replace(",", ""))
+        for day_count in (days[0], days[1]) if " to " in days_text else (days[0],):
+            assert daily_game_limit(timedelta(days=day_count)) == limit, days_text
