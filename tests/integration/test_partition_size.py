@@ -1,7 +1,9 @@
-"""How big a player's partition can get: the items of one player's partition at their largest
-(ids of 128 characters, every ruleset's explain, the longest numbers), sized by DynamoDB's
-documented rules on what each engine stores, against the per-item figures the daily game
-limit is worked out from (docs/table-layout.md, "How big a player's partition gets").
+"""How big a player's partition can get, and what a write into a full one is.
+
+The items of one player's partition at their largest (ids of 128 characters, every ruleset's
+explain, the longest numbers), sized by DynamoDB's documented rules on what each engine
+stores, against the per-item figures the daily game limit is worked out from
+(docs/table-layout.md, "How big a player's partition gets"). A full partition is injected.
 
 DynamoDB sizes an item as the UTF-8 bytes of its attribute names and string values, about one
 byte per two digits of a number plus one, and one byte a boolean; a local secondary index entry
@@ -17,9 +19,12 @@ from typing import Any
 
 import pytest
 from support.dynamodb import raw_items
-from support.games import NOW, game
+from support.faults import DynamoFaults
+from support.games import HOUR, NOW, game
 from support.template import ROOT
 
+from ratings.rules.ranking import RatingHistogram
+from ratings.service.errors import Disposition, NotFound, PlayerStorageFull, classify
 from ratings.service.facade import RatingService
 from ratings.service.player_limits import (
     EVENT_ITEM_BYTES,
@@ -27,6 +32,7 @@ from ratings.service.player_limits import (
     daily_game_limit,
     partition_bytes,
 )
+from ratings.service.stored import Standings
 from ratings.storage.dynamodb import DynamoStorage, player_key
 
 #: DynamoDB's overhead of an item, counted for a local index entry (and here, to be safe, for
@@ -113,3 +119,36 @@ def test_api_md_gives_the_limit_of_each_retention() -> None:
         limit = int(limit_text.split()[0].replace(",", ""))
         for day_count in (days[0], days[1]) if " to " in days_text else (days[0],):
             assert daily_game_limit(timedelta(days=day_count)) == limit, days_text
+
+
+# A partition at the limit, injected (no engine fills one) --------------------------------
+
+
+def test_a_transaction_into_a_full_partition_is_player_storage_full(
+    dynamo_storage: DynamoStorage, service: RatingService
+) -> None:
+    faults = DynamoFaults(dynamo_storage.connection.client)
+    # A ranked game's items as sent: the game, two states, two events; the second event full.
+    reasons = ["None", "None", "None", "None", "ItemCollectionSizeLimitExceeded"]
+    faults.fail("TransactWriteItems", "TransactionCanceledException", cancellation_reasons=reasons)
+
+    with pytest.raises(PlayerStorageFull) as refused:
+        service.submit_game("backgammon", game("g-full", "alice", "bob", played_at=NOW - HOUR))
+
+    assert classify(refused.value).disposition is Disposition.REFUSED
+    assert faults.injected == ["TransactWriteItems"]  # not retried: it cannot succeed
+    assert service.retries == 0
+    with pytest.raises(NotFound):
+        service.get_game("backgammon", "g-full")
+
+
+def test_a_plain_write_into_a_full_partition_is_player_storage_full(
+    dynamo_storage: DynamoStorage,
+) -> None:
+    DynamoFaults(dynamo_storage.connection.client).fail(
+        "PutItem", "ItemCollectionSizeLimitExceededException"
+    )
+    standings = Standings("backgammon", RatingHistogram(((1500, 2),)), NOW)
+
+    with pytest.raises(PlayerStorageFull):
+        dynamo_storage.writes.put_standings(standings)
