@@ -23,7 +23,7 @@ class Settings(NamedTuple):
     #: Ranks up to this are counted exactly on the leaderboard index; beyond, estimated.
     exact_rank_limit: int = 1000
     #: Games a player may have rated per UTC day; None: as many as keep the player's
-    #: partition within its budget at `history_retention` (`player_limits`).
+    #: partition within its budget at the longer of the two retentions (`player_limits`).
     games_per_day: int | None = None
 
     @property
