@@ -35,7 +35,8 @@ GAME_RULES = (
     "Besides the schema, a game is refused (400, naming the field) when its two players are "
     "the same id or the same account after linking, when `winner` is not one of the players' "
     "ids, or when `played_at` is more than 5 minutes in the future or more than 14 days old. "
-    "A game with a player being erased is 503 erasure_pending (retry later)."
+    "A game with a player being erased is 503 erasure_pending (retry later); one with a "
+    "player who has had the day's most games is 429 player_daily_limit."
 )
 LINK_RULES = (
     "Besides the schema: `account_id` must differ from `anonymous_id` (400), and a link that "
@@ -57,8 +58,12 @@ ERRORS = {
     409: "Conflict: the id was already used with other content, or the link contradicts one, "
     "or the player is already under another sanction",
     413: "A body over 64 KiB",
-    429: "API Gateway: more requests than the key's rate or quota allows",
+    429: "API Gateway: more requests than the key's rate or quota allows; on a game, also "
+    "code `player_daily_limit`: a player of the game has had the day's most games rated "
+    "(UTC days; send it again after 00:00 UTC)",
     503: "Busy or briefly unavailable: retry later with backoff",
+    507: "Code `player_storage_full`: a player's stored history is at the store's size limit; "
+    "nothing was stored and sending it again does not help (report it)",
 }
 #: What every route may answer whatever it is: the key, the body size, throttling, capacity.
 EVERY_ROUTE = (400, 403, 413, 429, 503)
@@ -176,6 +181,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
                         201: ("Rated and stored", ref(f"result.{name}")),
                     },
                     409,
+                    507,
                 ),
             }
         }
@@ -268,7 +274,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "summary": "Link an anonymous id to an account, once",
             "requestBody": _json_body(ref("IdentityLink"), link_example(), LINK_RULES),
             "responses": _responses(
-                {200: ("Linked (first time or repeated)", ref("LinkResult"))}, 409
+                {200: ("Linked (first time or repeated)", ref("LinkResult"))}, 409, 507
             ),
         }
     }

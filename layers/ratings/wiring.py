@@ -31,8 +31,9 @@ def call_timeouts(config: Config) -> budgets.CallTimeouts:
 
 
 def build_storage(config: Config) -> "DynamoStorage":
-    """The table's adapter, its client's calls cut to fit the function's time."""
-    from ratings.storage.dynamodb import Client, DynamoStorage
+    """The table's adapter, its client's calls cut to fit the function's time (and a
+    BatchGetItem's re-sends of unprocessed keys stopped before the invocation's deadline)."""
+    from ratings.storage.dynamodb import Client, DynamoStorage, Resends
 
     timeouts = call_timeouts(config)
     storage = DynamoStorage(
@@ -41,6 +42,7 @@ def build_storage(config: Config) -> "DynamoStorage":
         endpoint_url=config.dynamodb_endpoint_url,
         leaderboard_shards=config.leaderboard_shards,
         client=Client(timeouts.connect_seconds, timeouts.read_seconds, timeouts.retries),
+        resends=Resends(time_left=deadline.time_left),
     )
     deadline.guard(storage.connection.client, timeouts.attempt_seconds)
     return storage

@@ -49,7 +49,17 @@ def test_each_ladder_has_its_own_bodies(document: dict[str, Any], ladder_id: str
     assert body_schema(submit) == game_body(ladder.ruleset).schema()
     assert body_schema(preview) == game_body(ladder.ruleset, tuple(ladder.versions)).schema()
     assert body_schema(submit)["additionalProperties"] is False
-    assert set(submit["responses"]) == {"200", "201", "400", "403", "409", "413", "429", "503"}
+    assert set(submit["responses"]) == {
+        "200",
+        "201",
+        "400",
+        "403",
+        "409",
+        "413",
+        "429",
+        "503",
+        "507",
+    }
     assert "422" not in json.dumps(document["paths"])
 
 

@@ -354,7 +354,11 @@ def test_unranked_games_are_recorded_and_change_nothing(
         assert player["rating_after"] == player["rating_before"]
         assert player["delta"] == 0
     assert storage.commits == 1
-    assert storage.states == {}  # no rating state moved
+    # No rating moved: the states are stored only to count the game towards the day's limit.
+    for player in result["players"]:
+        state = storage.states[(ladder, player["id"])]
+        assert (state.rating, state.ranked_games) == (player["rating_before"], 0)
+        assert state.games_that_day == 1
     assert service.get_game(ladder, "u-1") == result
     assert service.get_leaderboard(ladder)["entries"] == []
     assert [e["ranked"] for e in service.get_history(ladder, "alice")["events"]] == [False]

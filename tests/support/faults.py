@@ -20,6 +20,8 @@ from botocore.awsrequest import AWSResponse, HTTPHeaders
 from botocore.client import BaseClient
 from botocore.model import OperationModel
 
+#: Where the answers made up here claim to come from.
+URL = "https://dynamodb.us-east-1.amazonaws.com"
 #: Which requests of an operation fail: a predicate on the request's parameters.
 Matcher = Callable[[dict[str, Any]], bool]
 
@@ -62,10 +64,53 @@ class DynamoFaults:
                 parsed["CancellationReasons"] = [
                     {"Code": reason} for reason in cancellation_reasons
                 ]
-            url = "https://dynamodb.us-east-1.amazonaws.com"
-            return AWSResponse(url, 400, HTTPHeaders(), None), parsed
+            return AWSResponse(URL, 400, HTTPHeaders(), None), parsed
 
         self.client.meta.events.register(f"before-call.dynamodb.{operation}", answer)
+
+    def unprocessed(self, *, times: int | None = None) -> None:
+        """Answer the next `times` BatchGetItems (every one if None) as DynamoDB does when it
+        throttles part of one: only the first half of the keys is read (none of a single key),
+        the others come back as UnprocessedKeys in a successful answer."""
+        answered = 0
+        #: The keys held back from the request under way, by table; `whole`: all of them.
+        held: dict[str, list[Any]] = {}
+        whole = False
+
+        def hold_back(params: dict[str, Any], **_: Any) -> None:
+            nonlocal answered, whole
+            held.clear()
+            if times is not None and answered >= times:
+                return
+            answered += 1
+            self.injected.append("BatchGetItem")
+            ((table, request),) = params["RequestItems"].items()
+            keys = request["Keys"]
+            kept = len(keys) // 2
+            held[table] = keys[kept:]
+            whole = kept == 0
+            if not whole:
+                request["Keys"] = keys[:kept]
+
+        def unread(**_: Any) -> Any:
+            if not (held and whole):
+                return None  # some keys kept: the store reads them
+            parsed = {
+                "Responses": {table: [] for table in held},
+                "ResponseMetadata": {"HTTPStatusCode": 200, "HTTPHeaders": {}},
+            }
+            return AWSResponse(URL, 200, HTTPHeaders(), None), parsed
+
+        def add_unread(parsed: dict[str, Any], **_: Any) -> None:
+            unprocessed = parsed.setdefault("UnprocessedKeys", {})
+            for table, keys in held.items():
+                unprocessed[table] = {"Keys": keys, "ConsistentRead": True}
+            held.clear()
+
+        events = self.client.meta.events
+        events.register("before-parameter-build.dynamodb.BatchGetItem", hold_back)
+        events.register("before-call.dynamodb.BatchGetItem", unread)
+        events.register("after-call.dynamodb.BatchGetItem", add_unread)
 
     def delay(self, operation: str, seconds: float) -> None:
         """Let the operation through, `seconds` late (a slow store)."""

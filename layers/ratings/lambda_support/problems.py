@@ -22,8 +22,10 @@ STATUS = {
     Disposition.RETRY_LATER: 503,
     Disposition.BUG: 500,
 }
-#: Refusals that HTTP has a status of their own for, by code.
-_REFUSAL_STATUS = {"payload_too_large": 413}
+#: Refusals that HTTP has a status of their own for, by code: a player's partition at the
+#: store's limit is 507 Insufficient Storage (the server cannot store it; sending it again
+#: does not help); a player's daily limit 429, as an API key's quota is.
+_REFUSAL_STATUS = {"payload_too_large": 413, "player_storage_full": 507, "player_daily_limit": 429}
 
 
 class PayloadTooLarge(Exception):

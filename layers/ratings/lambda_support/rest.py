@@ -96,6 +96,9 @@ def error_response(
         problem = problem._replace(message=f"{problem.message}; request id {request_id}")
     elif problem.disposition is Disposition.RETRY_LATER:
         logger.warning("retry later", extra={"reason": problem.code, "error": repr(error)})
+    elif problem.status >= 500:
+        # Refused for a limit of the store (507): the operator must hear of it.
+        logger.error("refused: the store's limit", extra={"reason": problem.code})
     return problem_response(problem)
 
 

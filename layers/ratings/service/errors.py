@@ -130,6 +130,41 @@ class PlayerErasing(RetryLater):
         )
 
 
+class PlayerDailyLimit(ServiceError):
+    """A player of the game has had the day's most games rated already (UTC days): the limit
+    that keeps a player's stored history within the store's size limit
+    (`ratings.service.player_limits`). The same game is accepted from the next UTC day on."""
+
+    code = "player_daily_limit"
+    disposition = Disposition.REFUSED
+
+    def __init__(self, position: int, limit: int) -> None:
+        # The position, not the id: the adapters log the message.
+        super().__init__(
+            f"players[{position}] has had {limit} games rated today (UTC), the most a player "
+            "may have in a day; send the game again after 00:00 UTC"
+        )
+
+
+class PlayerStorageFull(ServiceError):
+    """The store refused a write to a player's partition: its items and their index entries
+    reached the 10 GB DynamoDB lets one partition key hold in a table with a local secondary
+    index (ItemCollectionSizeLimitExceeded). The daily game limit keeps it out of reach
+    (docs/table-layout.md, "How big a player's partition gets"); met all the same, the request
+    is refused at once: retrying cannot help until the player's old history expires."""
+
+    code = "player_storage_full"
+    disposition = Disposition.REFUSED
+
+    def __init__(self) -> None:
+        # No id in the words: the store's error does not say which player's partition is full.
+        super().__init__(
+            "the stored history of a player of this request has reached the store's size "
+            "limit, so nothing was stored; sending it again does not help until older "
+            "history expires: report it to the operator"
+        )
+
+
 # The storage ports' errors ------------------------------------------------------------------
 
 
@@ -191,7 +226,9 @@ __all__ = [
     "InvalidInput",
     "NotFound",
     "NotRanked",
+    "PlayerDailyLimit",
     "PlayerErasing",
+    "PlayerStorageFull",
     "RetryLater",
     "SanctionConflict",
     "ServiceError",

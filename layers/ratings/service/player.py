@@ -42,6 +42,10 @@ class Player(NamedTuple):
     #: The player is being erased (`usecases.erase_player`): no game, podium or link may
     #: change this state, and it is on no leaderboard, until the erasure deletes it.
     erasing: bool = False
+    #: The UTC day (YYYY-MM-DD, of receipt) of the player's last game, and how many games
+    #: were rated that day, ranked or not: the daily game limit (`ratings.service.player_limits`).
+    games_day: str | None = None
+    games_that_day: int = 0
 
     @property
     def stored(self) -> bool:
@@ -75,6 +79,20 @@ class Player(NamedTuple):
             rating=overrides.get("rating", self.rating),
             ranked_games=overrides.get("ranked_games", self.ranked_games),
         )
+
+    def games_on(self, day: str) -> int:
+        """Games of the player rated on the UTC `day` (YYYY-MM-DD)."""
+        return self.games_that_day if self.games_day == day else 0
+
+    def counting(self, day: str) -> "Player":
+        """This state with one more game counted on the UTC `day`; the version unchanged (it
+        goes with `rated` or `played`, which move it on)."""
+        return self._replace(games_day=day, games_that_day=self.games_on(day) + 1)
+
+    def played(self) -> "Player":
+        """The state after an unranked game: its rating unchanged, one version on (stored, so
+        the game counts towards the daily limit)."""
+        return self._replace(version=self.version + 1)
 
     def rated(self, rating_after: int) -> "Player":
         """The state after a ranked game that left the player at `rating_after`."""

@@ -7,15 +7,17 @@ it replaces. Nothing here knows which rulesets exist: a game's own fields go fro
 body to the ruleset and into the result as they are.
 """
 
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from ratings.rules import GameInput, Ladder, parse_game
 from ratings.rules.submission import check_age
 from ratings.service.context import Context
-from ratings.service.errors import GameConflict
+from ratings.service.errors import GameConflict, PlayerDailyLimit
 from ratings.service.game_rating import evaluate, why_unranked
 from ratings.service.once import answer_again, commit_once
+from ratings.service.player import Player
 from ratings.service.player_reads import (
     players_of,
     recent_ranked_games,
@@ -60,6 +62,7 @@ class SubmitGame(NamedTuple):
         resolved = resolve_pair(ids, reads.links)
         players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
         refuse_erasing(players)
+        day = self._count_day(players, now)
         reason = why_unranked(game, players)
         states = [
             player.before_game(
@@ -70,10 +73,12 @@ class SubmitGame(NamedTuple):
             for player in players
         ]
         result, rating = evaluate(ladder, ladder.ruleset, game, states, reason)
-        rated = []
-        if rating is not None:
-            rated = [
-                player.rated(change.rating_after)
+        # Both states are written, ranked or not: each counts the game towards its day.
+        if rating is None:
+            written = [player.played().counting(day) for player in players]
+        else:
+            written = [
+                player.rated(change.rating_after).counting(day)
                 for player, change in zip(players, rating.players, strict=True)
             ]
         stored = StoredGame(
@@ -93,16 +98,25 @@ class SubmitGame(NamedTuple):
             )
             for index, player in enumerate(players)
         ]
-        # An unranked game writes no state, yet commits only over the states it read: an
-        # erasure that marked one meanwhile must not see the game land after its mark.
-        unchanged = [] if rated else players
+        # Each state is written over the version read: an erasure that marked one meanwhile
+        # does not see the game land after its mark.
         return commit_once(
             stored,
             conflict,
             # An expired record is replaced, as if TTL had deleted it already.
-            lambda: self.writes.commit_game(stored, rated, events, unchanged, now=now),
+            lambda: self.writes.commit_game(stored, written, events, now=now),
             lambda: _unexpired(self.results.get_game(stored.ladder, stored.game_id), now),
         )
+
+    def _count_day(self, players: Sequence[Player], now: datetime) -> str:
+        """The UTC day the game counts on; PlayerDailyLimit when a player has had the day's
+        most games already."""
+        day = now.astimezone(UTC).date().isoformat()
+        limit = self.context.settings.daily_game_limit
+        for position, player in enumerate(players):
+            if player.games_on(day) >= limit:
+                raise PlayerDailyLimit(position, limit)
+        return day
 
 
 def _unexpired(stored: StoredGame | None, now: datetime) -> StoredGame | None:

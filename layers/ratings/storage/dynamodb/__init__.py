@@ -6,6 +6,7 @@ consistent and batched. Its modules, one job each:
 
 - `layout`: key formats, the pynamodb models, items <-> values
 - `table`: the models bound to one table, the connection and the requests every adapter makes
+- `batch_reads`: BatchGetItem, its unprocessed keys sent again with backoff inside the deadline
 - `job_layout`: background jobs' records (erasures, sanctions): keys, model, items <-> values
 - `writes`: the writes port (the reads a commit is conditioned on, and the commits)
 - `commits`: the writes port's transactions
@@ -22,6 +23,7 @@ from functools import cached_property
 from pynamodb.connection import Connection
 
 from ratings.service import ports
+from ratings.storage.dynamodb.batch_reads import Resends
 from ratings.storage.dynamodb.history import DynamoHistory
 from ratings.storage.dynamodb.layout import (
     Leaderboard,
@@ -53,10 +55,14 @@ class DynamoStorage:
         endpoint_url: str | None = None,
         leaderboard_shards: int = 4,
         client: Client = DEFAULT_CLIENT,
+        resends: Resends | None = None,
     ) -> None:
         """`client`: the table client's timeouts and retries (pynamodb's defaults unless
-        given; wiring fits them to the function's time)."""
-        self.table = BoundTable(table_name, region, endpoint_url, leaderboard_shards, client)
+        given; wiring fits them to the function's time); `resends`: how a BatchGetItem's
+        unprocessed keys are sent again (wiring bounds them by the invocation's deadline)."""
+        self.table = BoundTable(
+            table_name, region, endpoint_url, leaderboard_shards, client, resends
+        )
         self.writes: ports.Writes = DynamoWrites(self.table)
         self.results: ports.ResultsView = DynamoResults(self.table)
         self.history: ports.HistoryView = DynamoHistory(self.table)
@@ -100,6 +106,7 @@ __all__ = [
     "Leaderboard",
     "RankedByTime",
     "RatingsItem",
+    "Resends",
     "game_key",
     "leaderboard_shard",
     "player_key",

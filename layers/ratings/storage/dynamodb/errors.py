@@ -1,5 +1,6 @@
 """What a failed DynamoDB request means to the use cases: retry later (TransientStorageError),
-re-read and retry (WriteConflict), the record exists (AlreadyStored), or a bug (re-raised).
+re-read and retry (WriteConflict), the record exists (AlreadyStored), a player's partition is
+full (PlayerStorageFull), or a bug (re-raised).
 """
 
 from collections.abc import Iterator, Sequence
@@ -13,22 +14,28 @@ from ratings.aws_errors import (
     TRANSIENT_CANCELLATION_REASONS,
     is_transient_aws_error,
 )
-from ratings.service.errors import TransientStorageError, WriteConflict
+from ratings.service.errors import PlayerStorageFull, TransientStorageError, WriteConflict
 
 #: Cancellation reasons that mean another writer got there first.
 _CONFLICT_REASONS = frozenset({"TransactionConflict", "ConditionalCheckFailed"})
+#: A partition key's items and their local index entries are at 10 GB: as a request's error
+#: code, and as the cancellation reason of a transaction's item.
+FULL_COLLECTION_CODE = "ItemCollectionSizeLimitExceededException"
+FULL_COLLECTION_REASON = "ItemCollectionSizeLimitExceeded"
 
 
 @contextmanager
 def transient_as_storage_error() -> Iterator[None]:
     """Inside the block, a pynamodb error with a transient code, or one that never got an
-    answer (could not connect, timed out), becomes TransientStorageError; any other error
-    passes unchanged."""
+    answer (could not connect, timed out), becomes TransientStorageError, and a full item
+    collection PlayerStorageFull; any other error passes unchanged."""
     try:
         yield
     except PynamoDBException as error:
         if is_transient(error):
             raise TransientStorageError(str(error)) from error
+        if response_code(error) == FULL_COLLECTION_CODE:
+            raise PlayerStorageFull() from error
         raise
 
 
@@ -59,6 +66,9 @@ def raise_for_cancelled(error: TransactWriteError, failed: Sequence[Exception]) 
         if reason is not None and reason.code == "ConditionalCheckFailed":
             raise meaning from error
     codes = {reason.code for reason in reasons if reason is not None}
+    # Before the conflicts: a retry would meet the full partition again.
+    if FULL_COLLECTION_REASON in codes:
+        raise PlayerStorageFull() from error
     if codes & _CONFLICT_REASONS:
         raise WriteConflict(str(codes)) from error
     transient = TRANSIENT_AWS_CODES | TRANSIENT_CANCELLATION_REASONS

@@ -128,6 +128,8 @@ class StateItem(RatingsItem, discriminator="state"):
     sanction_id = UnicodeAttribute(null=True)
     refunded_until = UnicodeAttribute(null=True)
     erasing = BooleanAttribute(default=False)
+    games_day = UnicodeAttribute(null=True)
+    games_that_day = NumberAttribute(null=True)
 
 
 class EventItem(RatingsItem, discriminator="event"):
@@ -197,6 +199,8 @@ def player_of(item: StateItem) -> Player:
         if item.refunded_until is None
         else parse_utc_millis(item.refunded_until),
         erasing=item.erasing is True,
+        games_day=item.games_day,
+        games_that_day=int(item.games_that_day or 0),
     )
 
 

@@ -8,6 +8,8 @@ from typing import Any, NamedTuple
 from pynamodb.connection import Connection
 from pynamodb.settings import get_settings_value
 
+from ratings.storage.dynamodb import batch_reads
+from ratings.storage.dynamodb.batch_reads import Resends
 from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import RatingsItem
 
@@ -26,7 +28,13 @@ class BoundTable:
     requests every adapter makes (transient failures raised as TransientStorageError)."""
 
     def __init__(
-        self, table_name: str, region: str, endpoint_url: str | None, shards: int, client: Client
+        self,
+        table_name: str,
+        region: str,
+        endpoint_url: str | None,
+        shards: int,
+        client: Client,
+        resends: Resends | None = None,
     ) -> None:
         if shards < 1:
             raise ValueError("leaderboard_shards must be at least 1")
@@ -35,12 +43,22 @@ class BoundTable:
         meta.table_name = table_name
         setattr(meta, "region", region)  # noqa: B010 - pynamodb reads these optional settings
         setattr(meta, "host", endpoint_url)  # noqa: B010
-        for name, value in client._asdict().items():
-            setattr(meta, name, get_settings_value(name) if value is None else value)
+        settings = {
+            name: get_settings_value(name) if value is None else value
+            for name, value in client._asdict().items()
+        }
+        for name, value in settings.items():
+            setattr(meta, name, value)
         RatingsItem._connection = None  # rebind to the table configured above
         self.table_name = table_name
         self.endpoint_url = endpoint_url
         self.shards = shards
+        #: How a BatchGetItem's unprocessed keys are sent again (`batch_reads`).
+        self.resends = resends or Resends()
+        #: The longest one request can take (both timeouts), kept in hand for a re-send.
+        self.attempt_seconds = float(
+            settings["connect_timeout_seconds"] + settings["read_timeout_seconds"]
+        )
 
     @property
     def connection(self) -> Connection:
@@ -57,8 +75,10 @@ class BoundTable:
             RatingsItem.create_table(wait=True)
 
     def batch_get(self, keys: Sequence[tuple[str, str]]) -> Iterator[RatingsItem]:
+        """The items at `keys`, strongly consistent; unprocessed keys are sent again after a
+        growing wait, inside the deadline (`batch_reads`)."""
         with transient_as_storage_error():
-            yield from RatingsItem.batch_get(keys, consistent_read=True)
+            yield from batch_reads.batch_get(keys, self.resends, self.attempt_seconds)
 
     def get(self, pk: str, sk: str) -> RatingsItem | None:
         with transient_as_storage_error():
