@@ -29,6 +29,7 @@ from support.call_scenarios import (
     TABLE,
     WORKER,
     Driven,
+    reads,
     sanctions,
 )
 from support.handlers import Api, Stack
@@ -119,6 +120,7 @@ def test_a_permission_taken_from_a_role_is_reported_denied(
     driven: Driven, recorder: CallRecorder, resources: Resources
 ) -> None:
     sanctions(driven)
+    reads(driven)  # the links' condition checks
     table = arn(TABLE)
     changed = copy.deepcopy(transformed_template())
     shared = changed["Resources"]["TableAccessPolicy"]["Properties"]["PolicyDocument"]

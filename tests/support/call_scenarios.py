@@ -247,6 +247,8 @@ SCENARIOS: dict[str, tuple[Callable[[Driven], None], set[str], set[tuple[str, st
         {
             (API, "dynamodb:Query", TABLE + "/index/leaderboard"),
             (API, "dynamodb:Query", TABLE),
+            # A link checks that neither id is linked the other way round.
+            (API, "dynamodb:ConditionCheckItem", TABLE),
         },
     ),
     "podiums": (
@@ -269,7 +271,8 @@ SCENARIOS: dict[str, tuple[Callable[[Driven], None], set[str], set[tuple[str, st
         sanctions,
         {API, MODERATION, WORKER},
         {
-            (API, "dynamodb:ConditionCheckItem", TABLE),
+            # The sanctioned player's unranked game stores both states (the day's count).
+            (API, "dynamodb:PutItem", TABLE),
             (MODERATION, "dynamodb:PutItem", TABLE),
             (MODERATION, "sqs:SendMessage", "ModerationJobsQueue"),
             (WORKER, "dynamodb:Query", TABLE + "/index/ranked_by_time"),
