@@ -2,7 +2,9 @@
 DynamoDB throttles what goes beyond it, with ThrottlingException or
 ProvisionedThroughputExceededException (the reason MaxOnDemandThroughputExceeded). No engine
 here enforces a maximum, so the errors are injected: over HTTP the caller is answered 503
-retry_later, and a game from the queue goes back to it to be rated later, never to the DLQ."""
+retry_later, and a game from the queue goes back to it to be rated later, never to the DLQ.
+
+On moto only: the errors are injected into the client, before any engine sees the request."""
 
 import json
 from types import ModuleType
@@ -13,7 +15,10 @@ from support.handlers import Api, LambdaContext, Stack
 from support.lambda_events import sqs_event
 from support.queues import peek_messages, wait_for_messages
 
-pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:No application metrics:UserWarning"),
+    pytest.mark.parametrize("table_engine", ["moto"], indirect=True),
+]
 
 THROTTLES = ("ThrottlingException", "ProvisionedThroughputExceededException")
 READS = ("GetItem", "BatchGetItem", "Query")

@@ -2,7 +2,10 @@
 
 240 backgammon games among 5 players, each delivered 1 to 3 times over HTTP and the games
 queue at once from 8 threads, in shuffled order. Then every invariant of
-`support.reliability.verify`. On both engines: the table on moto, then on DynamoDB Local.
+`support.reliability.verify`. On Amazon's DynamoDB Local, whose transactions contend as
+DynamoDB's do. Not on moto as well: its server lets one request at a time into the table, so
+the same scenario there took twice as long and showed less contention; the stack on moto is
+driven under conflicts and faults by `test_faults.py`.
 """
 
 import random
@@ -23,7 +26,9 @@ from ratings_local.stack import LocalStack
 
 pytestmark = [
     pytest.mark.xdist_group("local_stack"),
-    pytest.mark.parametrize("stack", ENGINES, indirect=True, scope="module"),
+    pytest.mark.parametrize(
+        "stack", [e for e in ENGINES if e.id == "dynamodb-local"], indirect=True, scope="module"
+    ),
 ]
 
 GAMES = 240
