@@ -197,8 +197,8 @@ def traced_request() -> CallShape:
         event, traced_context = game_event("trace-1"), Context()  # built before the trace
         answer, shape = trace_calls(lambda: api.lambda_handler(event, traced_context), PROJECT)
     for name, served in (("warm", warm), ("traced", answer)):
-        if served["statusCode"] != 201:
-            raise SystemExit(f"the {name} game was not rated: {served}")
+        if served["statusCode"] != 201 or not json.loads(served["body"])["ranked"]:
+            raise SystemExit(f"the {name} game was not rated as ranked: {served}")
     return shape
 
 
