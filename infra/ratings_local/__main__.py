@@ -81,20 +81,24 @@ def banner(stack: LocalStack) -> str:
     if api is None:
         return "template.yaml declares no function with an Api event: nothing to serve."
     key_header = f" -H 'x-api-key: {stack.options.api_key}'" if stack.options.api_key else ""
-    lines = [
-        "Elo rating service, running locally (everything in memory; Ctrl-C stops it)",
-        f"  API               {api}/v1/ladders",
-        f"  Swagger           {api}/swagger",
-        f"  Endpoints         {api}/_local/endpoints",
-        f"  AWS (moto)        {endpoints['aws_endpoint_url']}  region {endpoints['region']}",
-        f"  Table             {endpoints['table']} on {table_engine(stack)}",
-        f"  Table endpoint    {endpoints['dynamodb_endpoint_url']}",
+    rows = [
+        ("API", f"{api}/v1/ladders"),
+        ("Swagger", f"{api}/swagger"),
+        ("Endpoints", f"{api}/_local/endpoints"),
+        ("AWS (moto)", f"{endpoints['aws_endpoint_url']}  region {endpoints['region']}"),
+        ("Table", f"{endpoints['table']} on {table_engine(stack)}"),
+        ("Table endpoint", endpoints["dynamodb_endpoint_url"]),
     ]
-    for role, url in endpoints["queues"].items():
-        lines.append(f"  Queue {role:<12}{url}")
-    for logical_id, triggers in endpoints["functions"].items():
-        lines.append(f"  Function          {logical_id} ({', '.join(triggers)})")
-    lines.append(f"  Schedule          every {stack.options.schedule_interval:g} s")
+    rows += [(f"Queue {role}", url) for role, url in endpoints["queues"].items()]
+    rows += [
+        ("Function", f"{logical_id} ({', '.join(triggers)})")
+        for logical_id, triggers in endpoints["functions"].items()
+    ]
+    rows.append(("Schedule", f"every {stack.options.schedule_interval:g} s"))
+    # One column for every value, past the longest label (a queue's role can be long).
+    width = max(len(label) for label, _ in rows) + 2
+    lines = ["Elo rating service, running locally (everything in memory; Ctrl-C stops it)"]
+    lines += [f"  {label:<{width}}{value}" for label, value in rows]
     lines += [
         "",
         "Rate a first game:",

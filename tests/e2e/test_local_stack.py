@@ -188,6 +188,10 @@ def test_endpoints_and_the_banner_say_which_engine_runs_the_table(
         assert endpoints["dynamodb_endpoint_url"] != endpoints["aws_endpoint_url"]
         assert f"{endpoints['table']} on DynamoDB Local {VERSION}" in text
     assert endpoints["dynamodb_endpoint_url"] in text
+    # Every queue on a line of its own: its role, then its URL, apart (however long the role).
+    lines = text.splitlines()
+    for role, url in endpoints["queues"].items():
+        assert [line.split() for line in lines if line.endswith(url)] == [["Queue", role, url]]
     assert parse_args(["--dynamodb-local"]).dynamodb_local
     assert not parse_args([]).dynamodb_local
 

@@ -85,10 +85,19 @@ class LadderList(NamedTuple):
 
 class Standing(NamedTuple):
     """A rank on a leaderboard of `of` players; `rank` and `of` are None before the ladder's
-    first refresh when the rank is beyond the exact limit (or, for `of`, at all)."""
+    first refresh when the rank is beyond the exact limit (or, for `of`, at all: an exact rank
+    counts only the players rated the same or higher, so the size comes from a refresh)."""
 
     rank: Annotated[int | None, POSITIVE]
-    of: Annotated[int | None, POSITIVE]
+    of: Annotated[
+        int | None,
+        POSITIVE,
+        Doc(
+            "Players on the leaderboard, as the last standings refresh counted them (never less "
+            "than rank); null until the ladder's first refresh (RefreshStandings, every 5 "
+            "minutes by default), even when rank is exact"
+        ),
+    ]
     exact: bool
     as_of: datetime | None
 
@@ -298,8 +307,8 @@ COMPONENTS: Mapping[str, type] = {
 DESCRIPTIONS: Mapping[type, str] = {
     Standing: (
         "Where the player stands on the leaderboard: exact up to the deployment's exact-rank "
-        "limit, else estimated from the rating histogram of the last refresh (as_of); rank and "
-        "of are null before a ladder's first refresh"
+        "limit, else estimated from the rating histogram of the last refresh (as_of); before a "
+        "ladder's first refresh, of is null, and so is rank beyond the exact limit"
     ),
 }
 #: Answers declared per ruleset: (name prefix, answer, title suffix, preview). A game's result
