@@ -7,7 +7,7 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 from pynamodb.exceptions import GetError, QueryError, VerboseClientError
 
-from ratings.aws_errors import is_transient
+from ratings.errors import is_transient
 from ratings.lambda_support import telemetry
 from ratings.lambda_support.payloads import (
     body_size,
