@@ -21,9 +21,9 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
+from ratings.errors import Disposition
 from ratings.lambda_support import payloads, queues
 from ratings.lambda_support.problems import problem_for
-from ratings.service.errors import Disposition
 from ratings.service.moderation_results import JobWorked
 from ratings.service.results import json_of
 

@@ -5,9 +5,9 @@ from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
-from pynamodb.exceptions import GetError, QueryError, VerboseClientError
+from pynamodb.exceptions import GetError, PutError, QueryError, VerboseClientError
 
-from ratings.aws_errors import is_transient
+from ratings.errors import is_transient
 from ratings.lambda_support import telemetry
 from ratings.lambda_support.payloads import (
     body_size,
@@ -30,11 +30,13 @@ from ratings.service.errors import (
     InvalidInput,
     NotFound,
     NotRanked,
+    PlayerStorageFull,
     RetryLater,
     TournamentConflict,
     TransientStorageError,
     WriteConflict,
 )
+from ratings.storage.dynamodb.errors import FULL_COLLECTION_CODE, transient_as_storage_error
 
 
 def client_error(code: str, status: int = 400) -> ClientError:
@@ -110,6 +112,40 @@ def test_an_error_raised_while_handling_a_throttle_is_still_a_bug() -> None:
 
     assert raised.value.__context__ is not None
     assert problem_for(raised.value).disposition is Disposition.BUG
+
+
+def test_only_a_service_error_answers_with_its_own_code() -> None:
+    class LooksLikeOne(Exception):
+        code = "not_found"
+        disposition = Disposition.RETRY_LATER
+
+    assert problem_for(LooksLikeOne("not ours")).disposition is Disposition.BUG
+    assert not is_transient(LooksLikeOne("not ours"))
+    assert is_transient(WriteConflict("P#backgammon#alice"))
+
+
+@pytest.mark.parametrize(
+    ("cause", "raised"),
+    [
+        (EndpointConnectionError(endpoint_url="https://dynamodb"), TransientStorageError),
+        (ReadTimeoutError(endpoint_url="https://dynamodb"), TransientStorageError),
+        (client_error("ProvisionedThroughputExceededException"), TransientStorageError),
+        (client_error("InternalServerError", 500), TransientStorageError),
+        (client_error(FULL_COLLECTION_CODE), PlayerStorageFull),
+        (client_error("ValidationException"), PutError),
+    ],
+)
+def test_the_storage_adapter_reads_a_failed_request_with_the_same_is_transient(
+    cause: Exception, raised: type[Exception]
+) -> None:
+    def put() -> None:
+        try:
+            raise cause
+        except Exception as error:
+            raise PutError("Failed to put item", error)  # noqa: B904 (as pynamodb: .cause only)
+
+    with pytest.raises(raised), transient_as_storage_error():
+        put()
 
 
 @pytest.mark.parametrize(

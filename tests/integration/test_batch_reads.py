@@ -13,7 +13,7 @@ from support.faults import DynamoFaults
 from support.games import game
 from support.seeding import seed_states
 
-from ratings.aws_errors import is_transient
+from ratings.errors import is_transient
 from ratings.service.errors import RetryLater, TransientStorageError
 from ratings.service.facade import RatingService
 from ratings.storage.dynamodb import Client, DynamoStorage, Resends

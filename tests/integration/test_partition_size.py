@@ -23,8 +23,9 @@ from support.faults import DynamoFaults
 from support.games import HOUR, NOW, game
 from support.template import ROOT
 
+from ratings.errors import Disposition, classify
 from ratings.rules.ranking import RatingHistogram
-from ratings.service.errors import Disposition, NotFound, PlayerStorageFull, classify
+from ratings.service.errors import NotFound, PlayerStorageFull
 from ratings.service.facade import RatingService
 from ratings.service.player_limits import (
     EVENT_ITEM_BYTES,

@@ -1,5 +1,5 @@
 """The HTTP side of the error taxonomy: what a caller is told (status, stable code, message),
-derived from the error's disposition (`ratings.service.errors.classify`).
+derived from the error's disposition (`ratings.errors.classify`).
 
 The HTTP API answers with it (api.md's error body); the queue consumers read the same
 disposition to dead-letter a message or leave it for a retry. A bug is answered 500 and
@@ -8,7 +8,7 @@ logged by the adapter that met it.
 
 from typing import Any, NamedTuple
 
-from ratings.service.errors import Disposition, classify
+from ratings.errors import Disposition, ServiceError, classify
 from ratings.service.results import ErrorBody, ErrorDetail, json_of
 
 #: The largest body (HTTP request or queue message) a caller may send.
@@ -28,7 +28,7 @@ STATUS = {
 _REFUSAL_STATUS = {"payload_too_large": 413, "player_storage_full": 507, "player_daily_limit": 429}
 
 
-class PayloadTooLarge(Exception):
+class PayloadTooLarge(ServiceError):
     """A body over MAX_BODY_BYTES; refused before it is parsed."""
 
     code = "payload_too_large"
@@ -38,7 +38,6 @@ class PayloadTooLarge(Exception):
         super().__init__(
             f"the body has {size} bytes; at most {MAX_BODY_BYTES} bytes (64 KiB) are accepted"
         )
-        self.message = str(self)
 
 
 class Problem(NamedTuple):

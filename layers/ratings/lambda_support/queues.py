@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
+from ratings.errors import Disposition
 from ratings.lambda_support import telemetry
 from ratings.lambda_support.payloads import body_size
 from ratings.lambda_support.problems import Problem, problem_for
-from ratings.service.errors import Disposition, InvalidInput
+from ratings.service.errors import InvalidInput
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger, Metrics

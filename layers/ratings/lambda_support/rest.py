@@ -11,9 +11,9 @@ from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response, content_types
 
+from ratings.errors import Disposition
 from ratings.lambda_support.payloads import json_text
 from ratings.lambda_support.problems import Problem, problem_for, refused
-from ratings.service.errors import Disposition
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger

@@ -1,51 +1,13 @@
-"""Every error a use case can end in, each carrying its stable `code` and its `disposition`:
-what it means for the caller, and so what the adapters do with it.
-
-- refused: the request is wrong; sending it again never helps (HTTP 4xx, dead-lettered)
-- conflict: it collides with what is stored under the same id (409, dead-lettered)
-- not found: what it names is not stored (404, dead-lettered)
-- retry later: contention, throttling, an outage; the same request may succeed (503, the
-  message stays in its queue)
-- bug: none of the above; our fault (500, the message stays in its queue)
-
-The HTTP mapping (`ratings.lambda_support.problems`) and the queue consumers
-(`ratings.lambda_support.queues`) both read `classify(error).disposition`; nothing matches
-error types or messages anywhere else. `InvalidInput` comes from the rules package (it carries
-the refused disposition itself) and is re-exported here so callers need one import. The
-storage ports' errors are here too: a use case retries them, and those left over are
-transient for the caller.
+"""Every error a use case can end in, each class declaring its stable `code` and its
+`disposition` (what it means for the caller, and so what the adapters do with it). The
+dispositions, the base `ServiceError`, which failures are transient and `classify` are the
+error taxonomy, `ratings.errors`; `ServiceError`, `Disposition` and the rules' `InvalidInput`
+are re-exported here so callers need one import. The storage ports' errors are here too: a use
+case retries them, and those left over are transient for the caller.
 """
 
-from enum import StrEnum
-from typing import ClassVar, NamedTuple
-
-from ratings.aws_errors import is_transient
+from ratings.errors import RETRY_LATER_MESSAGE, Disposition, ServiceError
 from ratings.rules.errors import InvalidInput
-
-
-class Disposition(StrEnum):
-    REFUSED = "refused"
-    CONFLICT = "conflict"
-    NOT_FOUND = "not_found"
-    RETRY_LATER = "retry_later"
-    BUG = "bug"
-
-
-#: What a caller is told about a transient failure whose own words are not for it.
-RETRY_LATER_MESSAGE = "the service is busy or briefly unavailable; retry later with backoff"
-#: What a caller is told about a bug (the adapters log the error itself).
-BUG_MESSAGE = "an unexpected error happened"
-
-
-class ServiceError(Exception):
-    """Base of the service's own outcomes; `code` is the stable machine-readable name."""
-
-    code: ClassVar[str] = "service_error"
-    disposition: ClassVar[Disposition] = Disposition.BUG
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class InvalidCursor(InvalidInput):
@@ -112,7 +74,7 @@ class AlreadySanctioned(Conflict):
 class RetryLater(ServiceError):
     """A transient failure (contention, throttling): the same request may succeed later."""
 
-    code = "retry_later"
+    code = Disposition.RETRY_LATER.value
     disposition = Disposition.RETRY_LATER
 
 
@@ -168,13 +130,16 @@ class PlayerStorageFull(ServiceError):
 # The storage ports' errors ------------------------------------------------------------------
 
 
-class StorageContention(Exception):
+class StorageContention(ServiceError):
     """What a use case retries itself; left over, it is transient for the caller, who is
     told so in general words (the error's own are the store's, for the logs)."""
 
     code = RetryLater.code
     disposition = Disposition.RETRY_LATER
-    message = RETRY_LATER_MESSAGE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = RETRY_LATER_MESSAGE
 
 
 class WriteConflict(StorageContention):
@@ -190,35 +155,10 @@ class AlreadyStored(Exception):
     cases always handle it: one that escapes is a bug."""
 
 
-# Classifying ------------------------------------------------------------------------------
-
-
-class Classified(NamedTuple):
-    """What an error means to the caller: its disposition, code and message."""
-
-    disposition: Disposition
-    code: str
-    message: str
-
-
-def classify(error: BaseException) -> Classified:
-    """The error's own disposition and code when it carries them; otherwise retry later when
-    it (or an error it was raised from) is transient, and a bug when not."""
-    disposition = getattr(error, "disposition", None)
-    code = getattr(error, "code", None)
-    if isinstance(disposition, str) and isinstance(code, str):
-        message = getattr(error, "message", None)
-        return Classified(Disposition(disposition), code, str(message or error))
-    if is_transient(error):
-        return Classified(Disposition.RETRY_LATER, RetryLater.code, RETRY_LATER_MESSAGE)
-    return Classified(Disposition.BUG, "internal_error", BUG_MESSAGE)
-
-
 __all__ = [
     "AlreadyLinked",
     "AlreadySanctioned",
     "AlreadyStored",
-    "Classified",
     "Conflict",
     "Disposition",
     "GameConflict",
@@ -236,5 +176,4 @@ __all__ = [
     "TournamentConflict",
     "TransientStorageError",
     "WriteConflict",
-    "classify",
 ]

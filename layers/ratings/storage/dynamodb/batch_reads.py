@@ -30,7 +30,7 @@ _JITTER = random.Random()
 class UnprocessedKeysOutOfTime(TimeoutError):
     """Keys still unprocessed when a further wait and attempt could not end before the
     deadline. A TimeoutError, like the deadline guard's OutOfTime: transient for the caller
-    (`ratings.aws_errors.is_transient`), never retried inside the invocation."""
+    (`ratings.errors.is_transient`), never retried inside the invocation."""
 
 
 def no_deadline() -> float:

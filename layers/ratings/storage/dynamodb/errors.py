@@ -1,6 +1,7 @@
 """What a failed DynamoDB request means to the use cases: retry later (TransientStorageError),
 re-read and retry (WriteConflict), the record exists (AlreadyStored), a player's partition is
-full (PlayerStorageFull), or a bug (re-raised).
+full (PlayerStorageFull), or a bug (re-raised). Which failures are transient is the error
+taxonomy's to say (`ratings.errors.is_transient`).
 """
 
 from collections.abc import Iterator, Sequence
@@ -9,11 +10,7 @@ from typing import NoReturn
 
 from pynamodb.exceptions import PynamoDBException, TransactWriteError
 
-from ratings.aws_errors import (
-    TRANSIENT_AWS_CODES,
-    TRANSIENT_CANCELLATION_REASONS,
-    is_transient_aws_error,
-)
+from ratings.errors import TRANSIENT_AWS_CODES, TRANSIENT_CANCELLATION_REASONS, is_transient
 from ratings.service.errors import PlayerStorageFull, TransientStorageError, WriteConflict
 
 #: Cancellation reasons that mean another writer got there first.
@@ -50,12 +47,6 @@ def response_code(error: PynamoDBException) -> str | None:
         return None
     code = response.get("Error", {}).get("Code")
     return code if isinstance(code, str) else None
-
-
-def is_transient(error: PynamoDBException) -> bool:
-    """The request behind `error` may succeed if sent again (`ratings.aws_errors` decides)."""
-    cause = error.cause
-    return isinstance(cause, BaseException) and is_transient_aws_error(cause)
 
 
 def raise_for_cancelled(error: TransactWriteError, failed: Sequence[Exception]) -> NoReturn:
