@@ -181,6 +181,11 @@ def sanctions(driven: Driven) -> None:
     assert moderation("GET", SANCTIONS + "/s-1").status == 200
     assert driven.work_jobs() == 1
     assert moderation("GET", SANCTIONS + "/s-1").body["status"] == "done"
+    # Its decisions a page at a time: the first page's cursor read on.
+    first = moderation("GET", SANCTIONS + "/s-1?limit=1").body
+    assert first["next_cursor"] is not None
+    cursor = first["next_cursor"]
+    assert moderation("GET", SANCTIONS + f"/s-1?limit=1&cursor={cursor}").status == 200
     assert moderation("POST", SANCTIONS, body=sanction()).status == 200
     assert moderation("POST", SANCTIONS, body=sanction(refund_days=3)).status == 409
     assert api("POST", GAMES, body=recent_game("g-m9", "mallory", "vic")).status == 201
@@ -274,6 +279,7 @@ SCENARIOS: dict[str, tuple[Callable[[Driven], None], set[str], set[tuple[str, st
             # The sanctioned player's unranked game stores both states (the day's count).
             (API, "dynamodb:PutItem", TABLE),
             (MODERATION, "dynamodb:PutItem", TABLE),
+            (MODERATION, "dynamodb:Query", TABLE),  # a page of the sanction's decisions
             (MODERATION, "sqs:SendMessage", "ModerationJobsQueue"),
             (WORKER, "dynamodb:Query", TABLE + "/index/ranked_by_time"),
         },
