@@ -5,8 +5,8 @@ job itself, as the ModerationWorker would."""
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.ports import JobQueue, Storage
-from ratings.service.retries import Retrier
 from ratings.service.stored import JobMessage
+from ratings.service.unit_of_work import Retrier
 
 from .requests_per_game import NOW
 

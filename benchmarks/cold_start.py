@@ -152,11 +152,11 @@ ERASURE, WORKER = "Moderation  POST erasure", "ModerationWorker  one job step"
 
 MEASURES = [
     Measure(
-        "collector paused until the first answer (startup.py)",
+        "collector paused until the first answer (invocation.py)",
         [POST_GAME, GET_PLAYER, GAMES, PODIUM],
         Variant(
-            prelude="from ratings.lambda_support import startup\n"
-            "startup.pause_collector = lambda env=None: False\n"
+            prelude="from ratings.lambda_support import invocation\n"
+            "invocation.pause_collector = lambda env=None: False\n"
         ),
     ),
     Measure(

@@ -37,7 +37,7 @@ from botocore.model import OperationModel
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
-from ratings.service.retries import Retrier
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.layout import (
     RatingsItem,

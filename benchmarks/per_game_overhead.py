@@ -31,7 +31,7 @@ from benchmarks._cli import game_parser
 from benchmarks.requests_per_game import NOW, Clock, body
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
-from ratings.service.retries import Retrier
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local.aws import EmulatedAws
 

@@ -29,7 +29,7 @@ from moto import mock_aws
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
-from ratings.service.retries import Retrier
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.timestamps import format_utc_millis
 

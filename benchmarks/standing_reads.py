@@ -28,8 +28,8 @@ from moto import mock_aws
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.rules.ranking import board_order
+from ratings.service.context import Settings
 from ratings.service.facade import RatingService
-from ratings.service.settings import Settings
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard, player_key
 from ratings.storage.dynamodb.layout import STATE_SK, RatingsItem, StateItem
 
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def service_record(storage: DynamoStorage, player_id: str) -> Any:
-    return storage.writes.read_states(LADDER, [player_id])[player_id]
+    return storage.unit_of_work().read_states(LADDER, [player_id])[player_id]
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ Nothing here serves only documentation: the OpenAPI document is generated outsid
 function, from the same declarations the parsers check with (`ratings_local.openapi`).
 """
 
-from ratings.lambda_support import startup
+from ratings.lambda_support import invocation
 
-startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+invocation.pause_collector()  # before the imports below: see ratings.lambda_support.invocation
 
 # isort: split
 
@@ -21,7 +21,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import deadline, payloads, rest, telemetry
+from ratings.lambda_support import invocation, payloads, rest, telemetry
 from ratings.lambda_support.rest import JsonObject
 from ratings.lambda_support.routes import MODERATION_ROUTES
 from ratings.service.results import LadderList, json_of
@@ -124,7 +124,7 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
 # Entry point ----------------------------------------------------------------------------
 
 
-@startup.resumes_collector
+@invocation.resumes_collector
 @logger.inject_lambda_context(
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )
@@ -136,5 +136,5 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     if refused is not None:
         logger.info("body refused", extra={"reason": refused.code, "status": refused.status})
         return rest.refused_body_response(refused)
-    with deadline.invocation(context):
+    with invocation.deadline(context):
         return app.resolve(event, context)

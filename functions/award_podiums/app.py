@@ -10,9 +10,9 @@ failed send, leaves a message in the queue for a later run (the redrive policy d
 it after maxReceiveCount tries).
 """
 
-from ratings.lambda_support import startup
+from ratings.lambda_support import invocation
 
-startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+invocation.pause_collector()  # before the imports below: see ratings.lambda_support.invocation
 
 # isort: split
 
@@ -24,7 +24,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import deadline, payloads, queues, telemetry
+from ratings.lambda_support import invocation, payloads, queues, telemetry
 from ratings.service.results import PodiumsDrained, json_of
 
 if TYPE_CHECKING:
@@ -116,12 +116,13 @@ def drain(queue_url: str, deadline: float) -> Counter[str]:
             outcomes[UNDELETED] += undeleted
             queues.release(client, queue_url, unhandled)
             outcomes[RELEASED] += len(unhandled)
-        # A first run may drain for minutes: collect from its second batch on (see startup).
-        startup.resume_collector()
+        # A first run may drain for minutes: collect from its second batch on (see
+        # ratings.lambda_support.invocation).
+        invocation.resume_collector()
     return outcomes
 
 
-@startup.resumes_collector
+@invocation.resumes_collector
 @logger.inject_lambda_context(correlation_id_path="id", clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
@@ -132,7 +133,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     budget = max(0.0, min(config.drain_seconds, remaining))
     # The last award's send, the deletes and the release fit in what the table leaves.
     settle_seconds = 3 * wiring.call_timeouts(config).call_seconds
-    with deadline.invocation(context, settle_seconds=settle_seconds):
+    with invocation.deadline(context, settle_seconds=settle_seconds):
         outcomes = drain(queue_url, time.monotonic() + budget)
     logger.set_correlation_id(event.get("id"))  # the run's again, after its messages'
     summary = json_of(

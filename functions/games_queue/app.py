@@ -9,9 +9,9 @@ bug, or a failed send, fails the record alone, so SQS redelivers it (and the red
 dead-letters it after maxReceiveCount tries).
 """
 
-from ratings.lambda_support import startup
+from ratings.lambda_support import invocation
 
-startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+invocation.pause_collector()  # before the imports below: see ratings.lambda_support.invocation
 
 # isort: split
 
@@ -21,7 +21,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import deadline, payloads, queues, telemetry
+from ratings.lambda_support import invocation, payloads, queues, telemetry
 
 logger = Logger()
 metrics = Metrics()
@@ -62,7 +62,7 @@ consumer = queues.Consumer(
 )
 
 
-@startup.resumes_collector
+@invocation.resumes_collector
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     what it costs)."""
     failures = []
     settle_seconds = wiring.call_timeouts(wiring.config()).call_seconds
-    with deadline.invocation(context, settle_seconds=settle_seconds):
+    with invocation.deadline(context, settle_seconds=settle_seconds):
         for record in event.get("Records", []):
             message_id = record["messageId"]
             requeues = queues.requeues_of(record.get("messageAttributes"))

@@ -7,9 +7,9 @@ becomes api.md's error body in `answer_error`. Its routes are `MODERATION_ROUTES
 answers their other methods (405 with Allow).
 """
 
-from ratings.lambda_support import startup
+from ratings.lambda_support import invocation
 
-startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+invocation.pause_collector()  # before the imports below: see ratings.lambda_support.invocation
 
 # isort: split
 
@@ -86,7 +86,7 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
 # Entry point ----------------------------------------------------------------------------
 
 
-@startup.resumes_collector
+@invocation.resumes_collector
 @logger.inject_lambda_context(
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )

@@ -9,9 +9,9 @@ visibility timeout and the job resumes from its last saved progress; the redrive
 dead-letters it after maxReceiveCount tries, and the DLQ's alarm says so.
 """
 
-from ratings.lambda_support import startup
+from ratings.lambda_support import invocation
 
-startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+invocation.pause_collector()  # before the imports below: see ratings.lambda_support.invocation
 
 # isort: split
 
@@ -66,7 +66,7 @@ def work(message_id: str, body: str, context: LambdaContext) -> bool:
     return True
 
 
-@startup.resumes_collector
+@invocation.resumes_collector
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """SQS's partial batch response (the template's batch size is 1: one job an invocation)."""

@@ -5,9 +5,9 @@ player"). A run reads the leaderboard index of every ladder and stores one histo
 ladder; it never writes a player state, so games are rated undisturbed while it runs.
 """
 
-from ratings.lambda_support import startup
+from ratings.lambda_support import invocation
 
-startup.pause_collector()  # before the imports below: see ratings.lambda_support.startup
+invocation.pause_collector()  # before the imports below: see ratings.lambda_support.invocation
 
 # isort: split
 
@@ -17,18 +17,18 @@ from aws_lambda_powertools import Logger
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import deadline
+from ratings.lambda_support import invocation
 from ratings.service.results import RefreshedLadders, json_of
 
 logger = Logger()
 
 
-@startup.resumes_collector
+@invocation.resumes_collector
 @logger.inject_lambda_context(correlation_id_path="id", clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     service = wiring.service()
     refreshed = []
-    with deadline.invocation(context):  # a slow store fails the run, in time: the next redoes it
+    with invocation.deadline(context):  # a slow store fails the run, in time: the next redoes it
         for ladder in wiring.LADDERS:
             summary = service.refresh_standings(ladder)
             logger.info("standings refreshed", extra=summary)

@@ -9,10 +9,10 @@ from typing import Any
 
 from ratings.rules import Ladder
 from ratings.rules.fields import ID
+from ratings.service.context import Settings
 from ratings.service.cursors import MAX_CURSOR
 from ratings.service.parameters import DEFAULT_SANCTION_LIMIT, MAX_SANCTION_PAGE
 from ratings.service.requests import parse_sanction, sanction_body
-from ratings.service.settings import Settings
 from ratings_local.openapi_moderation import SECURITY
 
 Schema = dict[str, Any]

@@ -6,7 +6,7 @@ The SDKs' defaults would outlast any of our functions: pynamodb waits 15 s to co
 30 s for an answer, 4 times; botocore's SQS client 60 s and 60 s, 3 times. The Api has 10 s,
 so a slow DynamoDB would kill its invocation and API Gateway would answer a bare 5xx. Cut to
 these, a call ends (or fails) well inside the budget, and each attempt is only started while
-it can end in time (`ratings.lambda_support.deadline`), so a slow store is a 503 with
+it can end in time (`ratings.lambda_support.invocation`), so a slow store is a 503 with
 Retry-After, or a message sent back to its queue, never a timed-out function.
 
 Standard library only, like `ratings.config`, which reads the timeout.

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, cast
 
 from ratings import budgets
 from ratings.config import Config
-from ratings.lambda_support import deadline
+from ratings.lambda_support import invocation
 from ratings.lambda_support.job_queue import SqsJobQueue
 from ratings.rules import DEFAULT_LADDERS
+from ratings.service.context import Settings
 from ratings.service.facade import RatingService
-from ratings.service.retries import Retrier, RetryPolicy
-from ratings.service.settings import Settings
+from ratings.service.unit_of_work import Retrier, RetryPolicy
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
@@ -42,9 +42,9 @@ def build_storage(config: Config) -> "DynamoStorage":
         endpoint_url=config.dynamodb_endpoint_url,
         leaderboard_shards=config.leaderboard_shards,
         client=Client(timeouts.connect_seconds, timeouts.read_seconds, timeouts.retries),
-        resends=Resends(time_left=deadline.time_left),
+        resends=Resends(time_left=invocation.time_left),
     )
-    deadline.guard(storage.connection.client, timeouts.attempt_seconds)
+    invocation.guard(storage.connection.client, timeouts.attempt_seconds)
     return storage
 
 
@@ -114,7 +114,7 @@ def sqs_client() -> "SQSClient":
         endpoint_url=settings.sqs_endpoint_url,
         config=client_config,
     )
-    deadline.guard(client, timeouts.connect_seconds + read_seconds, settling=True)
+    invocation.guard(client, timeouts.connect_seconds + read_seconds, settling=True)
     return cast("SQSClient", client)
 
 

@@ -15,7 +15,7 @@ from support.lambda_events import scheduled_event
 from support.queues import fail_sends, peek_messages, wait_for_messages
 
 from ratings import wiring
-from ratings.lambda_support import startup
+from ratings.lambda_support import invocation
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 
@@ -245,7 +245,8 @@ def test_an_empty_queue_is_a_quiet_run(award_podiums: ModuleType, stack: Stack) 
 def test_a_first_run_collects_garbage_again_from_its_second_batch(
     award_podiums: ModuleType, stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # As in a Lambda cold start: the handler module paused the collector (see startup).
+    # As in a Lambda cold start: the handler module paused the collector
+    # (see ratings.lambda_support.invocation).
     collecting: list[bool] = []
     award = award_podiums.award
 
@@ -257,7 +258,7 @@ def test_a_first_run_collects_garbage_again_from_its_second_batch(
     monkeypatch.setattr(award_podiums, "award", watched_award)
     send(stack, *(json.dumps(recent_podium(f"t-gc-{n}", f"gc{n}")) for n in range(15)))
     gc.disable()
-    monkeypatch.setattr(startup, "_paused", True)
+    monkeypatch.setattr(invocation, "_paused", True)
     try:
         summary = run(award_podiums)
     finally:

@@ -179,7 +179,7 @@ def test_twelve_writers_on_one_hot_player_all_land_once_on_dynamodb_local(
     # The stack's own consumers may still be applying a copy they took.
     wait_for(
         lambda: (
-            wiring.storage().writes.read_states(LADDER, [HOT])[HOT].ranked_games
+            wiring.storage().unit_of_work().read_states(LADDER, [HOT])[HOT].ranked_games
             >= WRITERS * GAMES_EACH
         ),
         what="every game applied to the hot player",
@@ -198,7 +198,7 @@ def test_twelve_writers_on_one_hot_player_all_land_once_on_dynamodb_local(
     assert set(seen.http) <= {200, 201, 503}
     assert seen.http[201] + seen.http[200] == GAMES_EACH
     assert all(value == "1" for value in seen.retry_after)
-    hot = wiring.storage().writes.read_states(LADDER, [HOT])[HOT]
+    hot = wiring.storage().unit_of_work().read_states(LADDER, [HOT])[HOT]
     assert hot.ranked_games == WRITERS * GAMES_EACH  # each game applied exactly once
     deltas = 0
     for writer_games in games.values():

@@ -26,9 +26,9 @@ from support.queues import peek_messages, wait_for_messages
 from support.template import parsed_template
 
 from ratings import wiring
-from ratings.lambda_support import deadline
+from ratings.lambda_support import invocation
+from ratings.service.context import daily_game_limit
 from ratings.service.player import Player
-from ratings.service.player_limits import daily_game_limit
 from ratings.service.stored import StoredGame
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
@@ -76,7 +76,7 @@ def test_keys_left_unprocessed_until_the_deadline_are_a_503_in_time(
     # Sent again after waits (50 ms doubling, jittered down to half: at most 6 fit in the
     # 1.5 s), not at once, and stopped in time.
     assert 3 <= len(faults.injected) <= 7
-    assert 0.2 < seconds < 4.0 - deadline.MARGIN_SECONDS
+    assert 0.2 < seconds < 4.0 - invocation.MARGIN_SECONDS
 
 
 def test_a_queued_game_whose_keys_stay_unprocessed_goes_back_to_the_queue(
@@ -107,7 +107,7 @@ def at_the_daily_limit(player_id: str) -> None:
     state = Player("backgammon", player_id, 1500, 0, version=1)
     state = state._replace(games_day=now.date().isoformat(), games_that_day=limit)
     record = StoredGame("backgammon", f"seed-{player_id}", "seed", {}, now + timedelta(days=30))
-    wiring.storage().writes.commit_game(record, [state], [])
+    wiring.storage().unit_of_work().commit_game(record, [state], [])
 
 
 def test_a_game_past_the_daily_limit_is_a_429(api: Api) -> None:

@@ -23,7 +23,7 @@ from support.queues import wait_for_messages
 from support.template import parsed_template
 
 from ratings import budgets, wiring
-from ratings.lambda_support import deadline
+from ratings.lambda_support import invocation
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:No application metrics:UserWarning"),
@@ -82,7 +82,7 @@ def test_a_store_that_hangs_is_a_503_with_retry_after_inside_the_api_timeout(
     assert answer["multiValueHeaders"]["Retry-After"] == ["1"]
     # Each read timed out twice (1.5 s each, one retry), the service tried again while its
     # 4 s budget lasted, and no attempt began that could not end in time: an answer in time.
-    assert 3.0 <= seconds < timeout - deadline.MARGIN_SECONDS
+    assert 3.0 <= seconds < timeout - invocation.MARGIN_SECONDS
 
 
 def test_an_attempt_that_could_not_end_in_time_is_not_started(
@@ -100,7 +100,7 @@ def test_an_attempt_that_could_not_end_in_time_is_not_started(
     seconds = time.monotonic() - started
     assert answer["statusCode"] == 503
     assert answer["multiValueHeaders"]["Retry-After"] == ["1"]
-    assert 1.5 <= seconds < 2.8 - deadline.MARGIN_SECONDS
+    assert 1.5 <= seconds < 2.8 - invocation.MARGIN_SECONDS
 
 
 def test_a_game_from_the_queue_meeting_a_hanging_store_goes_back_to_the_queue_in_time(
@@ -113,7 +113,7 @@ def test_a_game_from_the_queue_meeting_a_hanging_store_goes_back_to_the_queue_in
 
     answer = functions["games_queue"].lambda_handler(sqs_event(stack.games_arn, [body]), context)
 
-    assert time.monotonic() - started < timeout - deadline.MARGIN_SECONDS
+    assert time.monotonic() - started < timeout - invocation.MARGIN_SECONDS
     assert answer == {"batchItemFailures": []}
     (again,) = wait_for_messages(stack.sqs, stack.games_url)
     assert again["Body"] == body
@@ -126,8 +126,8 @@ def test_the_guard_refuses_before_sending_when_time_is_short(hanging_store: str)
     context = LambdaContext("api", 10, remaining_millis=int((attempt + 0.4) * 1000))
     started = time.monotonic()
 
-    with deadline.invocation(context), pytest.raises(deadline.OutOfTime):
+    with invocation.deadline(context), pytest.raises(invocation.OutOfTime):
         client.describe_table(TableName="any")
 
     assert time.monotonic() - started < 0.2  # refused at once, no connection waited on
-    assert deadline.time_left() == float("inf")  # outside an invocation, no deadline
+    assert invocation.time_left() == float("inf")  # outside an invocation, no deadline

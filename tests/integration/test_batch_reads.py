@@ -60,7 +60,7 @@ def test_unprocessed_keys_are_read_after_growing_jittered_waits(
     dynamo_storage: DynamoStorage,
 ) -> None:
     seed_states(dynamo_storage, [(pid, 1500 + n, n) for n, pid in enumerate(PLAYERS)])
-    expected = dict(dynamo_storage.writes.read_states(LADDER, PLAYERS))
+    expected = dict(dynamo_storage.unit_of_work().read_states(LADDER, PLAYERS))
     clock = FakeTime(budget=60.0)
     paced(dynamo_storage, clock)
     counter = RequestCounter.attach(dynamo_storage.connection.client)
@@ -68,7 +68,7 @@ def test_unprocessed_keys_are_read_after_growing_jittered_waits(
     # 6 keys: 3 read, then 2 of the 3 left, then 1 of 1, then none held back: 4 requests.
     faults.unprocessed(times=3)
 
-    read = dict(dynamo_storage.writes.read_states(LADDER, PLAYERS))
+    read = dict(dynamo_storage.unit_of_work().read_states(LADDER, PLAYERS))
 
     assert read == expected
     assert len(read) == len(PLAYERS)
@@ -92,7 +92,9 @@ def test_a_read_of_more_than_a_hundred_keys_resends_only_what_is_left(
     counter = RequestCounter.attach(dynamo_storage.connection.client)
     DynamoFaults(dynamo_storage.connection.client).unprocessed(times=1)
 
-    read = dynamo_storage.writes.read_states(LADDER, [*many, *many[:10]])  # repeats read once
+    read = dynamo_storage.unit_of_work().read_states(
+        LADDER, [*many, *many[:10]]
+    )  # repeats read once
 
     assert sorted(read) == sorted(many)
     # 100 keys (50 read, 50 back), the 50 again, then the other 30.
@@ -113,7 +115,7 @@ def test_keys_never_processed_fail_as_out_of_time_before_the_deadline(engine: En
     DynamoFaults(storage.connection.client).unprocessed()
 
     with pytest.raises(UnprocessedKeysOutOfTime, match="time is short") as raised:
-        dict(storage.writes.read_states(LADDER, ["alice"]))
+        dict(storage.unit_of_work().read_states(LADDER, ["alice"]))
 
     assert is_transient(raised.value)  # answered 503, or back to the queue
     # Waits of about 0.05, 0.1, 0.2, 0.4 s; the next would leave less than an attempt's time.
@@ -132,7 +134,7 @@ def test_without_a_deadline_the_resends_are_counted(engine: Engine) -> None:
     DynamoFaults(storage.connection.client).unprocessed()
 
     with pytest.raises(TransientStorageError, match="after 11 requests"):
-        dict(storage.writes.read_states(LADDER, ["alice"]))
+        dict(storage.unit_of_work().read_states(LADDER, ["alice"]))
 
     most = storage.table.resends.most
     assert len(clock.at_requests) == most + 1

@@ -11,12 +11,11 @@ import pytest
 from support.games import DAY, HOUR, NOW, FixedClock, game
 
 from ratings.rules import DEFAULT_LADDERS
+from ratings.service.context import Settings, daily_game_limit
 from ratings.service.errors import NotFound, PlayerDailyLimit
 from ratings.service.facade import RatingService
-from ratings.service.player_limits import daily_game_limit
 from ratings.service.ports import Storage
-from ratings.service.retries import Retrier
-from ratings.service.settings import Settings
+from ratings.service.unit_of_work import Retrier
 
 LADDER = "backgammon"
 LIMIT = 3

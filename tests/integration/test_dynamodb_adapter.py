@@ -47,8 +47,8 @@ from ratings.service.errors import (
 from ratings.service.facade import RatingService
 from ratings.service.ports import Storage
 from ratings.service.results import Submitted
-from ratings.service.retries import RetryPolicy
 from ratings.service.stored import PlayerEvent, StoredGame
+from ratings.service.unit_of_work import RetryPolicy
 from ratings.storage.dynamodb import DynamoStorage, game_key, leaderboard_shard, player_key
 from ratings.storage.memory import InMemoryStorage
 
@@ -87,7 +87,7 @@ def seed(storage: Storage, events: Sequence[PlayerEvent]) -> None:
     """Store events through the port's commit (in chunks: a transaction holds 100 items)."""
     for start in range(0, len(events), 40):
         record = StoredGame(LADDER, f"seed-batch-{next(_refs)}", "seed", {}, NOW + RETENTION)
-        storage.writes.commit_game(record, [], events[start : start + 40])
+        storage.unit_of_work().commit_game(record, [], events[start : start + 40])
 
 
 # The window at the port: count_ranked_games -------------------------------------------------
@@ -111,22 +111,26 @@ def test_count_window_is_half_open_to_the_millisecond(any_storage: Storage) -> N
         ],
     )
 
-    assert any_storage.writes.count_ranked_games(LADDER, HERO, t - WEEK, t, 50) == 2
+    assert any_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - WEEK, t, 50) == 2
     # Both ends moved out by a millisecond take in both edge games.
-    assert any_storage.writes.count_ranked_games(LADDER, HERO, t - WEEK - MS, t + MS, 50) == 4
-    assert any_storage.writes.count_ranked_games(LADDER, HERO, t - WEEK, t, 1) == 1
-    assert any_storage.writes.count_ranked_games("sedma", HERO, t - WEEK, t, 50) == 1
-    assert any_storage.writes.count_ranked_games(LADDER, "someone-else", t - WEEK, t, 50) == 1
-    assert any_storage.writes.count_ranked_games(LADDER, "never-seen", t - WEEK, t, 50) == 0
+    assert (
+        any_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - WEEK - MS, t + MS, 50) == 4
+    )
+    assert any_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - WEEK, t, 1) == 1
+    assert any_storage.unit_of_work().count_ranked_games("sedma", HERO, t - WEEK, t, 50) == 1
+    assert (
+        any_storage.unit_of_work().count_ranked_games(LADDER, "someone-else", t - WEEK, t, 50) == 1
+    )
+    assert any_storage.unit_of_work().count_ranked_games(LADDER, "never-seen", t - WEEK, t, 50) == 0
 
 
 def test_count_stops_at_the_limit(any_storage: Storage) -> None:
     t = NOW
     seed(any_storage, [event(HERO, t - HOUR - index * MINUTE) for index in range(63)])
 
-    assert any_storage.writes.count_ranked_games(LADDER, HERO, t - WEEK, t, 50) == 50
-    assert any_storage.writes.count_ranked_games(LADDER, HERO, t - WEEK, t, 1000) == 63
-    assert any_storage.writes.count_ranked_games(LADDER, HERO, t - WEEK, t, 63) == 63
+    assert any_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - WEEK, t, 50) == 50
+    assert any_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - WEEK, t, 1000) == 63
+    assert any_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - WEEK, t, 63) == 63
 
 
 def test_count_matches_a_brute_force_count_on_random_windows(any_storage: Storage) -> None:
@@ -141,7 +145,7 @@ def test_count_matches_a_brute_force_count_on_random_windows(any_storage: Storag
     for until in untils:
         for limit in (1, 7, 50, 1000):
             expected = min(sum(1 for at in times if until - WEEK <= at < until), limit)
-            counted = any_storage.writes.count_ranked_games(
+            counted = any_storage.unit_of_work().count_ranked_games(
                 LADDER, HERO, until - WEEK, until, limit
             )
             assert counted == expected, (until, limit)
@@ -159,9 +163,9 @@ def test_expired_events_still_stored_are_outside_the_window(
     assert len(stored) == 6
     assert all(int(item["expires_at"]["N"]) < t.timestamp() for item in stored)
 
-    assert dynamo_storage.writes.count_ranked_games(LADDER, HERO, t - WEEK, t, 50) == 0
+    assert dynamo_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - WEEK, t, 50) == 0
     # Still counted by a window that covers their played_at: only that keeps them out.
-    assert dynamo_storage.writes.count_ranked_games(LADDER, HERO, t - 40 * DAY, t, 50) == 6
+    assert dynamo_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - 40 * DAY, t, 50) == 6
 
 
 # The window through the service -------------------------------------------------------------
@@ -698,7 +702,7 @@ def test_account_without_ranked_games_takes_the_anonymous_state(
     assert without_standing(after_classic) == without_standing(account_classic)
     assert after_classic["standing"]["rank"] == board_rank(service, "classic", ACCOUNT)
     # The anonymous state keeps its rating and games (it only leaves the leaderboard).
-    anon_state = dynamo_storage.writes.read_states(LADDER, [ANON])[ANON]
+    anon_state = dynamo_storage.unit_of_work().read_states(LADDER, [ANON])[ANON]
     assert anon_state.rating == anon_backgammon["rating"]
     assert anon_state.ranked_games == 3
     # The account's next game counts the anonymous id's games in its window.
@@ -787,8 +791,10 @@ def test_link_committed_between_read_and_commit_wins(
     with pytest.raises(AlreadyLinked):
         link(racer, ANON, ACCOUNT)
 
-    assert dynamo_storage.writes.resolve(theirs[0]) == theirs[1]
-    assert dynamo_storage.writes.resolve(ANON) != ACCOUNT  # nothing of the refused link was stored
+    assert dynamo_storage.unit_of_work().resolve(theirs[0]) == theirs[1]
+    assert (
+        dynamo_storage.unit_of_work().resolve(ANON) != ACCOUNT
+    )  # nothing of the refused link was stored
 
 
 def test_anonymous_id_resolves_to_the_account_after_linking(
@@ -796,7 +802,7 @@ def test_anonymous_id_resolves_to_the_account_after_linking(
 ) -> None:
     service.submit_game(LADDER, game("g-anon", ANON, "bob", played_at=NOW - 2 * HOUR))
     link(service, ANON, ACCOUNT)
-    anon_state = dynamo_storage.writes.read_states(LADDER, [ANON])[ANON]
+    anon_state = dynamo_storage.unit_of_work().read_states(LADDER, [ANON])[ANON]
 
     later = service.submit_game(LADDER, game("g-later", "bob", ANON, winner=ANON))
 
@@ -804,7 +810,9 @@ def test_anonymous_id_resolves_to_the_account_after_linking(
     assert entry["submitted_id"] == ANON
     assert later.result["winner"] == ACCOUNT
     assert entry["rating_before"] == 1516
-    assert dynamo_storage.writes.read_states(LADDER, [ANON])[ANON] == anon_state  # untouched
+    assert (
+        dynamo_storage.unit_of_work().read_states(LADDER, [ANON])[ANON] == anon_state
+    )  # untouched
     player = service.get_player(LADDER, ANON)
     assert player["player_id"] == ACCOUNT
     assert player["rating"] == entry["rating_after"]
@@ -857,7 +865,7 @@ def test_game_of_the_anonymous_id_committed_during_linking_moves_to_the_account(
 
     assert linker.retries == 1  # the link re-read the anonymous state the game left
     assert linked["ladders"][0] == {"ladder": "backgammon", "kept": "anonymous"}
-    anon_now = dynamo_storage.writes.read_states(LADDER, [ANON])[ANON]
+    anon_now = dynamo_storage.unit_of_work().read_states(LADDER, [ANON])[ANON]
     assert anon_now.ranked_games == 2
     account = other.get_player(LADDER, ACCOUNT)
     assert (account["rating"], account["ranked_games"]) == (anon_now.rating, 2)
@@ -882,7 +890,7 @@ def test_game_read_before_linking_and_committed_after_rates_the_account(
     assert entry["rating_before"] == 1516  # the state the account took over
     account = other.get_player(LADDER, ACCOUNT)
     assert (account["rating"], account["ranked_games"]) == (entry["rating_after"], 2)
-    assert dynamo_storage.writes.read_states(LADDER, [ANON])[ANON].ranked_games == 1
+    assert dynamo_storage.unit_of_work().read_states(LADDER, [ANON])[ANON].ranked_games == 1
 
 
 # Leaderboard ---------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def test_a_job_record_is_created_once_and_saved_over_its_version(any_storage: St
 
 
 def test_an_erasure_request_is_refused_for_a_linked_anonymous_id(any_storage: Storage) -> None:
-    any_storage.writes.commit_link(Link("anon-1", "acct-1"), [])
+    any_storage.unit_of_work().commit_link(Link("anon-1", "acct-1"), [])
     job = counting_job("e-1", 1, NOW)._replace(kind="erasure")
 
     with pytest.raises(AlreadyLinked):
@@ -58,9 +58,9 @@ def test_whether_an_id_holds_anything(any_storage: Storage) -> None:
     ladders = ["backgammon", "sedma"]
     assert not any_storage.erasures.holds_player("ghost", ladders)
 
-    any_storage.writes.commit_link(Link("anon-2", "acct-2"), [])
+    any_storage.unit_of_work().commit_link(Link("anon-2", "acct-2"), [])
     state = Player("sedma", "sally", 1500, ranked_games=1, version=1)
-    any_storage.writes.commit_link(Link("anon-3", "sally"), [state])
+    any_storage.unit_of_work().commit_link(Link("anon-3", "sally"), [state])
 
     assert any_storage.erasures.holds_player("anon-2", ladders)
     assert any_storage.erasures.holds_player("acct-2", ladders)

@@ -25,14 +25,14 @@ from support.template import ROOT
 
 from ratings.errors import Disposition, classify
 from ratings.rules.ranking import RatingHistogram
-from ratings.service.errors import NotFound, PlayerStorageFull
-from ratings.service.facade import RatingService
-from ratings.service.player_limits import (
+from ratings.service.context import (
     EVENT_ITEM_BYTES,
     ITEM_COLLECTION_LIMIT_BYTES,
     daily_game_limit,
     partition_bytes,
 )
+from ratings.service.errors import NotFound, PlayerStorageFull
+from ratings.service.facade import RatingService
 from ratings.service.stored import Standings
 from ratings.storage.dynamodb import DynamoStorage, player_key
 
@@ -152,4 +152,4 @@ def test_a_plain_write_into_a_full_partition_is_player_storage_full(
     standings = Standings("backgammon", RatingHistogram(((1500, 2),)), NOW)
 
     with pytest.raises(PlayerStorageFull):
-        dynamo_storage.writes.put_standings(standings)
+        dynamo_storage.unit_of_work().put_standings(standings)

@@ -101,7 +101,7 @@ def test_a_full_week_is_still_one_query_per_player(
     ]
     for start in range(0, len(events), 40):
         record = StoredGame("backgammon", f"seed-{start}", "seed", {}, NOW + 30 * DAY)
-        dynamo_storage.writes.commit_game(record, [], events[start : start + 40])
+        dynamo_storage.unit_of_work().commit_game(record, [], events[start : start + 40])
     request_counter.reset()
 
     submitted = service.submit_game("backgammon", game("g-1", "alice", "bob"))
@@ -224,7 +224,7 @@ def test_requests_of_the_other_use_cases(
 def seed_board(storage: DynamoStorage, players: list[str], rating: int) -> None:
     writes = [Player("backgammon", player_id, rating, 1, version=1) for player_id in players]
     record = StoredGame("backgammon", f"seed-{players[0]}", "seed", {}, NOW + 30 * DAY)
-    storage.writes.commit_game(record, writes, [])
+    storage.unit_of_work().commit_game(record, writes, [])
 
 
 def one_shard_players(storage: DynamoStorage, count: int, prefix: str) -> tuple[int, list[str]]:
@@ -260,7 +260,7 @@ def test_the_last_history_page_costs_one_query_on_every_engine(
         )
         for index, age in enumerate(ages)
     ]
-    dynamo_storage.writes.commit_game(
+    dynamo_storage.unit_of_work().commit_game(
         StoredGame("backgammon", "seed", "seed", {}, NOW + DAY), [], events
     )
     request_counter.reset()

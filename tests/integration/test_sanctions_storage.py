@@ -138,7 +138,7 @@ def ranked_event(
         expires_at=at + timedelta(days=30),
     )
     stored = StoredGame(LADDER, game_id, "f", {"players": []}, at + timedelta(days=30))
-    storage.writes.commit_game(stored, [], [event])
+    storage.unit_of_work().commit_game(stored, [], [event])
 
 
 def test_the_window_includes_both_ends_to_the_millisecond_and_ranked_games_only(
@@ -216,7 +216,7 @@ def test_a_sanction_is_created_once_with_the_players_state(any_storage: Storage)
     assert sanctions.read_sanction(LADDER, "s-1", None, 10) == (a_sanction(), [], False)
     assert sanctions.read_sanction(LADDER, "s-2", None, 10) == (None, (), False)
     assert any_storage.jobs.get_job("sanction", "backgammon#s-1") == a_sanction().job()
-    stored = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
+    stored = any_storage.unit_of_work().read_states(LADDER, ["mallory"])["mallory"]
     assert (stored.sanction_id, stored.refunded_until, stored.version) == ("s-1", NOW, 1)
 
 
@@ -240,7 +240,7 @@ def test_a_lift_is_recorded_once_and_neither_it_nor_a_progress_save_undoes_the_o
     stored = sanctions.read_sanction(LADDER, "s-1", None, 10).sanction
     assert stored == done._replace(lifted_at=NOW + HOUR)
     assert sanctions.read_for_sanction(LADDER, "s-1", "mallory").sanction == stored
-    state = any_storage.writes.read_states(LADDER, ["mallory"])["mallory"]
+    state = any_storage.unit_of_work().read_states(LADDER, ["mallory"])["mallory"]
     assert (state.sanction_id, state.refunded_until, state.version) == (None, NOW, 2)
 
 
@@ -270,7 +270,7 @@ def test_a_refund_is_stored_once_and_only_over_the_victims_version(any_storage: 
         sanctions.record_withheld(decision)
 
     assert list(sanctions.read_sanction(LADDER, "s-1", None, 10).decisions) == [decision, withheld]
-    state = any_storage.writes.read_states(LADDER, ["alice"])["alice"]
+    state = any_storage.unit_of_work().read_states(LADDER, ["alice"])["alice"]
     assert (state.rating, state.version) == (1500, 1)
     history = any_storage.history.history(LADDER, "alice", 10, None)
     assert [e.ref_id for e in history.events] == ["g-1"]

@@ -25,9 +25,9 @@ from support.services import rating_service
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.rules.ranking import RatingHistogram, board_order
+from ratings.service.context import Settings
 from ratings.service.facade import RatingService
 from ratings.service.ports import Storage
-from ratings.service.settings import Settings
 from ratings.service.stored import Standings
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard
 from ratings.storage.memory import InMemoryStorage
@@ -112,11 +112,11 @@ def test_standings_are_stored_and_only_a_later_refresh_replaces_them(any_storage
     later = Standings(LADDER, RatingHistogram(((1500, 1),)), NOW + timedelta(milliseconds=1))
 
     assert any_storage.ranks.read_standings(LADDER) is None
-    assert any_storage.writes.put_standings(first) is True
+    assert any_storage.unit_of_work().put_standings(first) is True
     assert any_storage.ranks.read_standings(LADDER) == first
-    assert any_storage.writes.put_standings(first) is False  # the same refresh again
-    assert any_storage.writes.put_standings(later) is True
-    assert any_storage.writes.put_standings(first) is False  # an older one, finishing late
+    assert any_storage.unit_of_work().put_standings(first) is False  # the same refresh again
+    assert any_storage.unit_of_work().put_standings(later) is True
+    assert any_storage.unit_of_work().put_standings(first) is False  # an older one, finishing late
     assert any_storage.ranks.read_standings(LADDER) == later
     assert any_storage.ranks.read_standings("sedma") is None
 

@@ -16,7 +16,7 @@ from ratings.service.errors import (
 )
 from ratings.service.facade import RatingService
 from ratings.service.results import Submitted
-from ratings.service.retries import Retrier, RetryPolicy
+from ratings.service.unit_of_work import Retrier, RetryPolicy
 from ratings.storage.memory import InMemoryStorage
 
 # Duplicates ----------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ from support.jobs import Countdown, Counting, RecordingJobQueue, counting_job
 from ratings.rules import InvalidInput
 from ratings.service.errors import AlreadyStored, NotFound, WriteConflict
 from ratings.service.jobs import RunJob
-from ratings.service.retries import Retrier
 from ratings.service.stored import DONE, JobMessage
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage
 
 

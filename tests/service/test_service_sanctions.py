@@ -11,6 +11,7 @@ from support.jobs import RecordingJobQueue
 from support.sanctions import sanction, sanction_and_refund
 
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
+from ratings.service.context import Settings
 from ratings.service.errors import (
     AlreadySanctioned,
     NotFound,
@@ -18,7 +19,6 @@ from ratings.service.errors import (
     SanctionConflict,
 )
 from ratings.service.facade import RatingService
-from ratings.service.settings import Settings
 from ratings.storage.memory import InMemoryStorage
 
 LADDER = "backgammon"

@@ -11,12 +11,12 @@ from support.games import NOW, FixedClock, game
 
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
 from ratings.rules.ranking import RatingHistogram
+from ratings.service.context import Settings
 from ratings.service.errors import NotFound, NotRanked
 from ratings.service.facade import RatingService
 from ratings.service.player import Player
-from ratings.service.retries import Retrier
-from ratings.service.settings import Settings
 from ratings.service.stored import Standings
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage
 from ratings.storage.memory_views import InMemoryRanks
 from ratings.timestamps import format_utc_millis
@@ -354,8 +354,8 @@ def test_an_older_refresh_never_replaces_a_newer_one(
     newer = Standings(LADDER, RatingHistogram(((1500, 2),)), NOW)
     older = Standings(LADDER, RatingHistogram(((1500, 1),)), NOW - timedelta(seconds=1))
 
-    assert storage.writes.put_standings(newer) is True
-    assert storage.writes.put_standings(older) is False
+    assert storage.unit_of_work().put_standings(newer) is True
+    assert storage.unit_of_work().put_standings(older) is False
     assert storage.ranks.read_standings(LADDER) == newer
 
 

@@ -14,8 +14,8 @@ import pytest
 from support.games import NOW, FixedClock
 
 from ratings.rules import Game, InvalidInput, Ladder, PlayerChange, PlayerState, Rating
-from ratings.rules.arithmetic import expected_score, round_half_away
 from ratings.rules.fields import Choice, Explained, Field, Integer, Object
+from ratings.rules.model import expected_score, round_half_away
 from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 from ratings.timestamps import parse_utc_millis

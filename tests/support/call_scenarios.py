@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ratings import wiring
-from ratings.service.retries import RetryPolicy
+from ratings.service.unit_of_work import RetryPolicy
 from support.aws_calls import RecordedFunction
 from support.faults import mentions
 from support.games import recent_game, recent_podium

@@ -10,9 +10,11 @@ from typing import Any
 from botocore.client import BaseClient
 from botocore.model import OperationModel
 
+from ratings.service.stored import StoredGame, StoredTournament
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.table import BoundTable
-from ratings.storage.dynamodb.writes import DynamoWrites
+from ratings.storage.dynamodb.unit_of_work import DynamoUnitOfWork
 
 
 @dataclass
@@ -77,7 +79,9 @@ class InterleavingDynamoStorage(DynamoStorage):
         self.before_commit: Callable[[], None] | None = None
         self.every_commit = False
         self.interleaved = 0
-        self.writes = InterleavingWrites(self.table, self._interleave)
+
+    def unit_of_work(self, retrier: Retrier | None = None) -> "InterleavingUnitOfWork":
+        return InterleavingUnitOfWork(self.table, self._interleave, retrier)
 
     def _interleave(self) -> None:
         hook = self.before_commit
@@ -89,22 +93,24 @@ class InterleavingDynamoStorage(DynamoStorage):
         hook()
 
 
-class InterleavingWrites(DynamoWrites):
-    """The DynamoDB writes port, calling `interleave` before each commit is sent."""
+class InterleavingUnitOfWork(DynamoUnitOfWork):
+    """The DynamoDB unit of work, calling `interleave` before each commit is sent."""
 
-    def __init__(self, table: BoundTable, interleave: Callable[[], None]) -> None:
-        super().__init__(table)
+    def __init__(
+        self, table: BoundTable, interleave: Callable[[], None], retrier: Retrier | None
+    ) -> None:
+        super().__init__(table, retrier)
         self._interleave = interleave
 
     # Each commit as the adapter's, with the same arguments, once the hook has run.
 
-    def commit_game(self, *args: Any, **kwargs: Any) -> None:
+    def commit_game(self, *args: Any, **kwargs: Any) -> StoredGame | None:
         self._interleave()
-        super().commit_game(*args, **kwargs)
+        return super().commit_game(*args, **kwargs)
 
-    def commit_tournament(self, *args: Any, **kwargs: Any) -> None:
+    def commit_tournament(self, *args: Any, **kwargs: Any) -> StoredTournament | None:
         self._interleave()
-        super().commit_tournament(*args, **kwargs)
+        return super().commit_tournament(*args, **kwargs)
 
     def commit_link(self, *args: Any, **kwargs: Any) -> None:
         self._interleave()

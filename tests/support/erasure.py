@@ -11,7 +11,7 @@ from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.jobs import JobRun
 from ratings.service.ports import Storage
-from ratings.service.retries import Retrier
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 from support.jobs import Countdown, RecordingJobQueue

@@ -26,4 +26,4 @@ def seed_states(
         record = StoredGame(
             ladder, f"seed-states-{next(_batches)}", "seed", {}, NOW + timedelta(30)
         )
-        storage.writes.commit_game(record, players, [])
+        storage.unit_of_work().commit_game(record, players, [])

@@ -12,7 +12,7 @@ import pytest
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.ports import JobQueue, Storage
-from ratings.service.retries import Retrier
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage
 from support.games import FixedClock
 from support.jobs import RecordingJobQueue

@@ -21,7 +21,7 @@ from ratings.rules import (
     ruleset_named,
 )
 from ratings.rules import Sedma as SedmaRuleset
-from ratings.rules.arithmetic import round_half_away
+from ratings.rules.model import round_half_away
 from ratings.rules.sedma import bonus, malus, score
 
 EXAMPLES = settings(max_examples=300, deadline=None)

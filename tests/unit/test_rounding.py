@@ -29,7 +29,7 @@ from support.rules import play
 
 from ratings.rules import Classic, Game, Gammon42, PlayerState, Rating
 from ratings.rules import Sedma as SedmaRuleset
-from ratings.rules.arithmetic import round_half_away
+from ratings.rules.model import round_half_away
 
 LARGE = 2.0**51 + 0.5  # the largest doubles that still have a .5 fraction are below 2**52
 

@@ -24,7 +24,7 @@ from ratings.rules import (
     unranked_reason,
 )
 from ratings.rules import Sedma as SedmaRuleset
-from ratings.rules.arithmetic import expected_score
+from ratings.rules.model import expected_score
 
 A = PlayerState("alice", 1500)
 B = PlayerState("bob", 1500)

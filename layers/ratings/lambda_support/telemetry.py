@@ -58,11 +58,12 @@ def count_podium(metrics: Metrics, submitted: Submitted) -> None:
 @contextmanager
 def counting_retries(metrics: Metrics, service: RatingService) -> Iterator[RatingService]:
     """Count the conflicts `service` retries inside the block, whether it succeeds or not."""
-    before = service.retries
+    retrier = service.retrier
+    before = retrier.retries
     try:
         yield service
     finally:
-        retried = service.retries - before
+        retried = retrier.retries - before
         if retried:
             count(metrics, CONFLICTS_RETRIED, retried)
 

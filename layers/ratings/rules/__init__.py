@@ -11,8 +11,15 @@ from ratings.rules.classic import Classic
 from ratings.rules.errors import InvalidInput
 from ratings.rules.gammon42 import Gammon42, cube_coefficient
 from ratings.rules.ladders import DEFAULT_LADDERS, PODIUM_BONUSES, Ladder, ruleset_named
-from ratings.rules.model import Game, PlayerChange, PlayerState, Rating
-from ratings.rules.ranked import MODES, UNRANKED_REASONS, unranked_reason
+from ratings.rules.model import (
+    MODES,
+    UNRANKED_REASONS,
+    Game,
+    PlayerChange,
+    PlayerState,
+    Rating,
+    unranked_reason,
+)
 from ratings.rules.ruleset import Ruleset
 from ratings.rules.sedma import Sedma, SedmaStats
 from ratings.rules.submission import GameInput, PlayerInput, game_body, parse_game

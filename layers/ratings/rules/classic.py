@@ -5,9 +5,16 @@ Each player's change is K * (score - E) with their own K and E, rounded half awa
 
 from dataclasses import dataclass
 
-from ratings.rules.arithmetic import EloCurve, round_half_away
 from ratings.rules.fields import Explained
-from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
+from ratings.rules.model import (
+    EloCurve,
+    Game,
+    PlayerChange,
+    PlayerState,
+    Rating,
+    frozen_explain,
+    round_half_away,
+)
 
 NAME = "classic"
 

@@ -8,9 +8,16 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ratings.rules.arithmetic import EloCurve, round_half_away
 from ratings.rules.fields import Choice, Explained, Field
-from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
+from ratings.rules.model import (
+    EloCurve,
+    Game,
+    PlayerChange,
+    PlayerState,
+    Rating,
+    frozen_explain,
+    round_half_away,
+)
 
 NAME = "gammon42"
 

@@ -8,9 +8,16 @@ float32 here; the expected scores and the new rating are double precision, and t
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from ratings.rules.arithmetic import EloCurve, float32
 from ratings.rules.fields import Explained, Field, Integer, Object
-from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
+from ratings.rules.model import (
+    EloCurve,
+    Game,
+    PlayerChange,
+    PlayerState,
+    Rating,
+    float32,
+    frozen_explain,
+)
 
 NAME = "sedma"
 

@@ -28,7 +28,7 @@ from ratings.rules.fields import (
     Text,
     Timestamp,
 )
-from ratings.rules.ranked import MODES
+from ratings.rules.model import MODES
 from ratings.rules.ruleset import Ruleset
 
 #: How far in the future a played_at may be (clock skew between game servers and us).

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ratings.rules.fields import ID
-from ratings.rules.ranked import UNRANKED_REASONS
+from ratings.rules.model import UNRANKED_REASONS
 from ratings.timestamps import format_utc_millis
 
 if TYPE_CHECKING:

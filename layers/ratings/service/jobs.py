@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar, NamedTuple
 
 from ratings.rules import InvalidInput
+from ratings.service.context import Clock
 from ratings.service.errors import NotFound, WriteConflict
 from ratings.service.ports import JobQueue, JobRecords
-from ratings.service.retries import Retrier
-from ratings.service.settings import Clock
 from ratings.service.stored import Job, JobMessage
+from ratings.service.unit_of_work import Retrier
 
 
 class JobKind(ABC):
@@ -94,7 +94,10 @@ class RunJob:
 
     def _step(self, kind: JobKind, job: Job) -> Job:
         """One step, redone while it meets contention or throttling (bounded)."""
-        return self.retrier.run(f"{job.kind} step", lambda: kind.step(job))
+        attempts = self.retrier.attempts(f"{job.kind} step")
+        while True:
+            with attempts:
+                return kind.step(job)
 
 
 class NoJobQueue(JobQueue):

@@ -43,7 +43,7 @@ class Player(NamedTuple):
     #: change this state, and it is on no leaderboard, until the erasure deletes it.
     erasing: bool = False
     #: The UTC day (YYYY-MM-DD, of receipt) of the player's last game, and how many games
-    #: were rated that day, ranked or not: the daily game limit (`ratings.service.player_limits`).
+    #: were rated that day, ranked or not: the daily game limit (`ratings.service.context`).
     games_day: str | None = None
     games_that_day: int = 0
 

@@ -1,12 +1,9 @@
-"""The storage the use cases need: one writes port and four read views, each a small abstract
-class that the in-memory fake (`ratings.storage.memory`) and the DynamoDB adapter
-(`ratings.storage.dynamodb`) both implement, so each can be understood, faked and measured
-on its own. `Storage` is what a service is built over: one of each.
+"""The storage the use cases need besides the unit of work (`ratings.service.unit_of_work`):
+four read views and the moderation stores, each a small abstract class that the in-memory
+fake (`ratings.storage.memory`) and the DynamoDB adapter (`ratings.storage.dynamodb`) both
+implement, so each can be understood, faked and measured on its own. `Storage` is what a
+service is built over: a unit of work per use case, and one of each of these.
 
-- `Writes`: what a use case that changes ratings reads first (strongly consistent players'
-  states, links and recent-games windows: the versions its commit is conditioned on) and
-  the one atomic commit it ends in. Previews and the player read use the same reads, since
-  they show what a write would see.
 - `ResultsView`: stored game and tournament results (reads, retries, exports).
 - `HistoryView`: a player's history, page by page.
 - `LeaderboardView`: leaderboard pages, from the top, after or before a position.
@@ -15,20 +12,19 @@ on its own. `Storage` is what a service is built over: one of each.
   games they page through (docs/table-layout.md, "Sanctions").
 - `JobRecords`: background jobs' records (`ratings.service.jobs`), each saved over the
   version it came from.
-- `ErasureWrites`: what erasing a player reads and writes (`usecases.erase_player`).
+- `ErasureStore`: what erasing a player reads and writes (`usecases.erase_player`).
 
 Besides the storage, one port of its own: `JobQueue`, where a job's messages go.
 
-Every commit is atomic: all of it lands or none of it does. A commit stores each player's
-state only over the version it came from (`Player.replaces_version`); if that no longer holds
-it raises `WriteConflict` and changes nothing, so the caller re-reads and tries again.
+Every commit is atomic, as the unit of work's: all of it lands or none of it does, each state
+only over the version it came from (`Player.replaces_version`), else `WriteConflict` and
+nothing changes, so the caller reads again and retries.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ratings.service.player import Player
@@ -36,16 +32,13 @@ from ratings.service.stored import (
     ErasedIdentity,
     EventKey,
     EventPosition,
-    GameReads,
     HistoryPage,
     Job,
     JobMessage,
     LeaderboardRow,
     Link,
-    LinkReads,
     PlayerEvent,
     PlayerItem,
-    PodiumReads,
     Pseudonymized,
     References,
     Standings,
@@ -53,7 +46,8 @@ from ratings.service.stored import (
     StoredTournament,
 )
 
-if TYPE_CHECKING:  # only the moderation ports' signatures name them: the game path never loads
+if TYPE_CHECKING:
+    # only the moderation ports' signatures name them: the game path never loads
     from ratings.rules.refunds import Window
     from ratings.service.sanction_records import (
         GameAgainst,
@@ -66,92 +60,7 @@ if TYPE_CHECKING:  # only the moderation ports' signatures name them: the game p
         SanctionReads,
         SanctionView,
     )
-
-
-class Writes(ABC):
-    """The writes port: the reads a commit is conditioned on, and the commits."""
-
-    @abstractmethod
-    def read_for_game(
-        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
-    ) -> GameReads:
-        """The game's result (when `game_id` is given), the links and the states of
-        `player_ids`, in one round trip."""
-
-    @abstractmethod
-    def read_for_podium(
-        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
-    ) -> PodiumReads:
-        """The tournament's result, the links and the states of `player_ids`, in one round
-        trip."""
-
-    @abstractmethod
-    def read_for_link(
-        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
-    ) -> LinkReads:
-        """Existing links of both ids, both ids' states in each of `ladders`, and which of
-        them has an erasure pending."""
-
-    @abstractmethod
-    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
-        """The stored states of `player_ids` (missing: never stored), strongly consistent."""
-
-    @abstractmethod
-    def count_ranked_games(
-        self, ladder: str, player_id: str, since: datetime, until: datetime, limit: int
-    ) -> int:
-        """Ranked games of the player with `since <= at < until`, counting at most `limit`."""
-
-    @abstractmethod
-    def resolve(self, player_id: str) -> str:
-        """The account a linked anonymous id resolves to, or the id itself."""
-
-    @abstractmethod
-    def commit_game(
-        self,
-        game: StoredGame,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
-        unchanged: Sequence[Player] = (),
-        *,
-        now: datetime | None = None,
-    ) -> None:
-        """Store the game, the players' new states and the events together, or nothing; and
-        only while each of `unchanged` (states read, not written) is still at its version
-        (version 0: none stored).
-
-        Raises AlreadyStored when the game id is stored already, WriteConflict when a state's
-        version moved, TransientStorageError when the store asks to slow down. With `now`, a
-        stored game whose `expires_at` is at or before it counts as absent and is replaced:
-        expired records are deleted late (DynamoDB's TTL takes up to two days), and what a
-        caller is answered must not depend on when.
-        """
-
-    @abstractmethod
-    def commit_tournament(
-        self,
-        tournament: StoredTournament,
-        players: Sequence[Player],
-        events: Sequence[PlayerEvent],
-        unchanged: Sequence[Player] = (),
-        podium_ids: Sequence[str] = (),
-    ) -> None:
-        """Like commit_game, for a tournament's podium awards; with a pointer to the
-        tournament for each of `podium_ids` (the players its awards name), kept for good like
-        the tournament."""
-
-    @abstractmethod
-    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
-        """Record the link both ways and the states it moves, or nothing; only while neither
-        id has an erasure pending.
-
-        Raises AlreadyStored when either side is linked already, WriteConflict as above (an
-        erasure requested meanwhile included).
-        """
-
-    @abstractmethod
-    def put_standings(self, standings: Standings) -> bool:
-        """Store the histogram unless one refreshed later is stored; True when stored."""
+    from ratings.service.unit_of_work import Retrier, UnitOfWork
 
 
 class ResultsView(ABC):
@@ -310,7 +219,7 @@ class JobRecords(ABC):
         WriteConflict when another save got there first."""
 
 
-class ErasureWrites(ABC):
+class ErasureStore(ABC):
     """What erasing a player reads and writes: the request, and the steps of its job."""
 
     @abstractmethod
@@ -375,13 +284,15 @@ class JobQueue(ABC):
 
 
 class Storage(Protocol):
-    """What a service is built over: the writes port and each read view, and the stores of
-    sanctions, jobs and erasures."""
+    """What a service is built over: a unit of work per use case, each read view, and the
+    stores of sanctions, jobs and erasures."""
+
+    def unit_of_work(self, retrier: Retrier | None = None) -> UnitOfWork:
+        """A new unit of work, for one use case's attempts."""
+        ...
 
     # Read-only: an implementation may make a store on first use (the DynamoDB one makes
     # the moderation stores so).
-    @property
-    def writes(self) -> Writes: ...
     @property
     def results(self) -> ResultsView: ...
     @property
@@ -395,4 +306,4 @@ class Storage(Protocol):
     @property
     def jobs(self) -> JobRecords: ...
     @property
-    def erasures(self) -> ErasureWrites: ...
+    def erasures(self) -> ErasureStore: ...

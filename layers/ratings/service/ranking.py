@@ -8,9 +8,9 @@ histogram's refresh.
 
 from typing import NamedTuple
 
+from ratings.service.context import Clock
 from ratings.service.ports import RankView
 from ratings.service.results import Standing
-from ratings.service.settings import Clock
 
 
 class Ranking(NamedTuple):

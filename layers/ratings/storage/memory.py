@@ -1,9 +1,9 @@
 """The in-memory fake of the storage ports, for fast service tests.
 
-`InMemoryStorage` holds the tables and one fake of each port over them (`writes`, `jobs`; the
-read views in `memory_views`; `sanctions` and `erasures` in `memory_sanctions` and
-`memory_erasures`). It keeps the
-ports' promises the way DynamoDB does: each commit checks every condition before changing
+`InMemoryStorage` holds the tables, makes a unit of work over them (`InMemoryUnitOfWork`)
+for each use case, and holds one fake of each other port (`jobs` here; the read views in
+`memory_views`; `sanctions` and `erasures` in `memory_sanctions` and `memory_erasures`). It
+keeps the ports' promises the way DynamoDB does: each commit checks every condition before changing
 anything, versions move by one per write, and expired records stay until something deletes
 them (reads must not rely on expiry).
 """
@@ -31,6 +31,7 @@ from ratings.service.stored import (
     StoredTournament,
     erasure_id,
 )
+from ratings.service.unit_of_work import Retrier, UnitOfWork
 from ratings.storage.memory_erasures import InMemoryErasures
 from ratings.storage.memory_sanctions import InMemorySanctions, SanctionTables
 from ratings.storage.memory_views import (
@@ -63,9 +64,9 @@ class InMemoryStorage:
         #: to slip a concurrent write between a use case's reads and its commit.
         self.before_commit: Callable[[], None] | None = None
         self.lock = threading.RLock()
-        #: The writes port as the fake's other stores use it (its checked commit).
-        self.fake_writes = InMemoryWrites(self)
-        self.writes: ports.Writes = self.fake_writes
+        #: A unit of work outside any attempt, as the fake's other stores use it (its reads,
+        #: its checked commit).
+        self.shared_unit = InMemoryUnitOfWork(self)
         self.results: ports.ResultsView = InMemoryResults(self)
         self.history: ports.HistoryView = InMemoryHistory(self)
         self.leaderboard: ports.LeaderboardView = InMemoryLeaderboard(self)
@@ -73,7 +74,10 @@ class InMemoryStorage:
         self.sanction_tables = SanctionTables()
         self.sanctions: ports.SanctionStore = InMemorySanctions(self)
         self.jobs: ports.JobRecords = InMemoryJobs(self)
-        self.erasures: ports.ErasureWrites = InMemoryErasures(self)
+        self.erasures: ports.ErasureStore = InMemoryErasures(self)
+
+    def unit_of_work(self, retrier: Retrier | None = None) -> "InMemoryUnitOfWork":
+        return InMemoryUnitOfWork(self, retrier)
 
     def board(self, ladder: str) -> list[LeaderboardRow]:
         """The ladder's leaderboard, in order."""
@@ -94,11 +98,12 @@ class InMemoryStorage:
             self.games = {key: game for key, game in self.games.items() if game.expires_at > now}
 
 
-class InMemoryWrites(ports.Writes):
-    """The writes port over the fake's tables: every commit checks all of its
-    conditions under the lock before it changes anything."""
+class InMemoryUnitOfWork(UnitOfWork):
+    """The unit of work over the fake's tables: every commit checks all of its conditions
+    under the lock before it changes anything."""
 
-    def __init__(self, tables: InMemoryStorage) -> None:
+    def __init__(self, tables: InMemoryStorage, retrier: Retrier | None = None) -> None:
+        super().__init__(retrier)
         self._tables = tables
 
     def read_for_game(
@@ -129,6 +134,10 @@ class InMemoryWrites(ports.Writes):
                 for pid in (anonymous_id, account_id)
                 if (ladder, pid) in tables.states
             }
+            for ladder in ladders:
+                ids = (anonymous_id, account_id)
+                found = {pid: states[(ladder, pid)] for pid in ids if (ladder, pid) in states}
+                self.remember(ladder, ids, found)
             return LinkReads(
                 anonymous_linked_to=tables.links.get(anonymous_id),
                 account_absorbed=tables.absorbed.get(account_id),
@@ -147,7 +156,9 @@ class InMemoryWrites(ports.Writes):
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         states = self._tables.states
         with self._tables.lock:
-            return {pid: states[(ladder, pid)] for pid in player_ids if (ladder, pid) in states}
+            found = {pid: states[(ladder, pid)] for pid in player_ids if (ladder, pid) in states}
+        self.remember(ladder, player_ids, found)
+        return found
 
     def count_ranked_games(
         self, ladder: str, player_id: str, since: datetime, until: datetime, limit: int
@@ -169,23 +180,28 @@ class InMemoryWrites(ports.Writes):
         game: StoredGame,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
-        unchanged: Sequence[Player] = (),
         *,
         now: datetime | None = None,
-    ) -> None:
+    ) -> StoredGame | None:
+        self.check_read(players)
         games = self._tables.games
+        key = (game.ladder, game.game_id)
 
         def put_game() -> Callable[[], None]:
-            stored = games.get((game.ladder, game.game_id))
+            stored = games.get(key)
             if stored is not None and (now is None or stored.expires_at > now):
                 raise AlreadyStored(game.game_id)
 
             def apply() -> None:
-                games[(game.ladder, game.game_id)] = game  # an expired one is replaced
+                games[key] = game  # an expired one is replaced
 
             return apply
 
-        self.commit_checked(players, events, put_game, unchanged)
+        try:
+            self.commit_checked(players, events, put_game)
+        except AlreadyStored:
+            return _stored_again(games, key)
+        return None
 
     def commit_tournament(
         self,
@@ -194,8 +210,11 @@ class InMemoryWrites(ports.Writes):
         events: Sequence[PlayerEvent],
         unchanged: Sequence[Player] = (),
         podium_ids: Sequence[str] = (),
-    ) -> None:
+    ) -> StoredTournament | None:
+        self.check_read(players)
+        self.check_read(unchanged, written=False)
         tables = self._tables
+        key = (tournament.ladder, tournament.tournament_id)
 
         def put_tournament() -> Callable[[], None]:
             apply = _put_new(tables.tournaments, tournament, tournament.tournament_id)
@@ -208,9 +227,14 @@ class InMemoryWrites(ports.Writes):
 
             return apply_with_pointers
 
-        self.commit_checked(players, events, put_tournament, unchanged)
+        try:
+            self.commit_checked(players, events, put_tournament, unchanged)
+        except AlreadyStored:
+            return _stored_again(tables.tournaments, key)
+        return None
 
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
+        self.check_read(players)
         tables = self._tables
 
         def put_links() -> Callable[[], None]:
@@ -311,3 +335,14 @@ def _put_new[Stored: (StoredGame, StoredTournament)](
         table[(ladder, key)] = stored
 
     return apply
+
+
+def _stored_again[Stored: (StoredGame, StoredTournament)](
+    table: dict[tuple[str, str], Stored], key: tuple[str, str]
+) -> Stored:
+    """The record a commit found stored under its id; WriteConflict when it is gone again
+    (the fake's `expire` ran in between), so the attempt reads afresh."""
+    stored = table.get(key)
+    if stored is None:
+        raise WriteConflict(key[1])
+    return stored

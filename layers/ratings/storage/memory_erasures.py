@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
 from ratings.service.player import Player
-from ratings.service.ports import ErasureWrites
+from ratings.service.ports import ErasureStore
 from ratings.service.sanction_records import SANCTION_POINTER
 from ratings.service.stored import (
     AWARD_POINTER,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ratings.storage.memory import InMemoryStorage
 
 
-class InMemoryErasures(ErasureWrites):
+class InMemoryErasures(ErasureStore):
     def __init__(self, tables: "InMemoryStorage") -> None:
         self._tables = tables
 

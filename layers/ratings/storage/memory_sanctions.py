@@ -60,7 +60,7 @@ class InMemorySanctions(SanctionStore):
                 sanction=self._sanction(ladder, sanction_id),
                 account_of=tables.links.get(player_id),
                 anonymous_of=tables.absorbed.get(player_id),
-                states=tables.writes.read_states(ladder, [player_id]),
+                states=tables.shared_unit.read_states(ladder, [player_id]),
             )
 
     def read_sanction(
@@ -117,7 +117,7 @@ class InMemorySanctions(SanctionStore):
                 decided=found,
                 games=stored,
                 links={pid: tables.links[pid] for pid in opponents if pid in tables.links},
-                states=tables.writes.read_states(ladder, opponents),
+                states=tables.shared_unit.read_states(ladder, opponents),
             )
 
     def commit_sanction(self, sanction: Sanction, player: Player) -> None:
@@ -137,7 +137,7 @@ class InMemorySanctions(SanctionStore):
 
             return apply
 
-        self._tables.fake_writes.commit_checked([player], [], create)
+        self._tables.shared_unit.commit_checked([player], [], create)
 
     def commit_lift(self, sanction: Sanction, players: Sequence[Player]) -> None:
         key = (sanction.ladder, sanction.sanction_id)
@@ -150,13 +150,13 @@ class InMemorySanctions(SanctionStore):
                 raise AlreadyStored(sanction.sanction_id)
             return lambda: lifts.__setitem__(key, lifted_at)
 
-        self._tables.fake_writes.commit_checked(players, [], lift)
+        self._tables.shared_unit.commit_checked(players, [], lift)
 
     def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
-        self._tables.fake_writes.commit_checked([victim], [event], self._deciding(decision))
+        self._tables.shared_unit.commit_checked([victim], [event], self._deciding(decision))
 
     def record_withheld(self, decision: RefundDecision) -> None:
-        self._tables.fake_writes.commit_checked([], [], self._deciding(decision))
+        self._tables.shared_unit.commit_checked([], [], self._deciding(decision))
 
     def read_named(
         self,

@@ -1,15 +1,10 @@
 """Award a podium: pay a public tournament's podium bonuses once per tournament id."""
 
-from typing import NamedTuple
-
 from ratings.rules import InvalidInput, Ladder
 from ratings.service.context import Context
 from ratings.service.declared import ABSENT
 from ratings.service.errors import TournamentConflict
-from ratings.service.once import answer_again, commit_once
 from ratings.service.player import Player
-from ratings.service.player_reads import players_of, refuse_erasing
-from ratings.service.ports import ResultsView, Writes
 from ratings.service.requests import PodiumInput, parse_podium
 from ratings.service.results import (
     PODIUM_EVENT,
@@ -19,89 +14,92 @@ from ratings.service.results import (
     Tournament,
     json_of,
 )
-from ratings.service.retries import Retrier
 from ratings.service.stored import PlayerEvent, StoredTournament
+from ratings.service.unit_of_work import UnitOfWork, answer_again, players_of, refuse_erasing
 
 
-class AwardPodium(NamedTuple):
-    """Pays a podium's bonuses: reads and commits through `writes`, answers a repeat
-    from `results`, redoes a contended attempt through `retrier`."""
+def award_podium(uow: UnitOfWork, context: Context, body: object) -> Submitted:
+    """Pay a tournament's podium bonuses once per tournament id (public ones only)."""
+    podium = parse_podium(body, context.now())
+    ladder = context.ladder(podium.ladder)
+    attempts = uow.attempts("podium")
+    while True:
+        with attempts:
+            return _award_once(uow, context, ladder, podium)
 
-    context: Context
-    writes: Writes
-    results: ResultsView
-    retrier: Retrier
 
-    def run(self, body: object) -> Submitted:
-        """Pay a tournament's podium bonuses once per tournament id (public ones only)."""
-        podium = parse_podium(body, self.context.now())
-        ladder = self.context.ladder(podium.ladder)
-        return self.retrier.run("podium", lambda: self._attempt(ladder, podium))
-
-    def _attempt(self, ladder: Ladder, podium: PodiumInput) -> Submitted:
-        ids = [player_id for _place, player_id in podium.podium]
-        reads = self.writes.read_for_podium(ladder.ladder_id, podium.tournament_id, ids)
-        conflict = TournamentConflict(
-            f"tournament_id {podium.tournament_id!r} was already awarded with another podium"
-        )
-        if reads.tournament is not None:
-            return answer_again(reads.tournament, podium.fingerprint, conflict)
-        resolved = [reads.links.get(player_id, player_id) for player_id in ids]
-        if len(set(resolved)) != len(resolved):
-            raise InvalidInput("podium", "podium players must be different people (after linking)")
-        players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
-        refuse_erasing(players)
-        awards: list[Award] = []
-        awarded: list[Player] = []
-        unpaid: list[Player] = []
-        events: list[PlayerEvent] = []
-        for (place, submitted_id), player in zip(podium.podium, players, strict=True):
-            bonus = ladder.podium_bonus(place) if podium.public else 0
-            after = player.awarded(bonus)
-            awards.append(
-                Award(
-                    place=place,
-                    player_id=player.player_id,
-                    delta=bonus,
-                    rating_after=after.rating,
-                    submitted_id=submitted_id if submitted_id != player.player_id else ABSENT,
-                )
-            )
-            if bonus == 0:
-                unpaid.append(player)
-                continue
-            awarded.append(after)
-            bonus_event = PodiumBonusEvent(
-                type=PODIUM_EVENT,
-                tournament_id=podium.tournament_id,
+def _award_once(
+    uow: UnitOfWork, context: Context, ladder: Ladder, podium: PodiumInput
+) -> Submitted:
+    """One attempt: the stored answer of a tournament met again, else the awards
+    committed over every podium player's state read."""
+    ids = [player_id for _place, player_id in podium.podium]
+    reads = uow.read_for_podium(ladder.ladder_id, podium.tournament_id, ids)
+    if reads.tournament is not None:
+        return _again(reads.tournament, podium)
+    resolved = [reads.links.get(player_id, player_id) for player_id in ids]
+    if len(set(resolved)) != len(resolved):
+        raise InvalidInput("podium", "podium players must be different people (after linking)")
+    players = players_of(uow, ladder, resolved, reads.links, reads.states)
+    refuse_erasing(players)
+    awards: list[Award] = []
+    awarded: list[Player] = []
+    unpaid: list[Player] = []
+    events: list[PlayerEvent] = []
+    for (place, submitted_id), player in zip(podium.podium, players, strict=True):
+        bonus = ladder.podium_bonus(place) if podium.public else 0
+        after = player.awarded(bonus)
+        awards.append(
+            Award(
                 place=place,
-                at=podium.finished_at,
+                player_id=player.player_id,
                 delta=bonus,
                 rating_after=after.rating,
+                submitted_id=submitted_id if submitted_id != player.player_id else ABSENT,
             )
-            events.append(
-                PlayerEvent.of(player, bonus_event, self.context.settings.history_retention)
-            )
-        result = Tournament(
+        )
+        if bonus == 0:
+            unpaid.append(player)
+            continue
+        awarded.append(after)
+        bonus_event = PodiumBonusEvent(
+            type=PODIUM_EVENT,
             tournament_id=podium.tournament_id,
-            ladder=ladder.ladder_id,
-            status="awarded",
-            public=podium.public,
-            finished_at=podium.finished_at,
-            awards=awards,
+            place=place,
+            at=podium.finished_at,
+            delta=bonus,
+            rating_after=after.rating,
         )
-        tournament = StoredTournament(
-            ladder=ladder.ladder_id,
-            tournament_id=podium.tournament_id,
-            fingerprint=podium.fingerprint,
-            result=json_of(result),
+        events.append(PlayerEvent.of(player, bonus_event, context.settings.history_retention))
+    result = Tournament(
+        tournament_id=podium.tournament_id,
+        ladder=ladder.ladder_id,
+        status="awarded",
+        public=podium.public,
+        finished_at=podium.finished_at,
+        awards=awards,
+    )
+    tournament = StoredTournament(
+        ladder=ladder.ladder_id,
+        tournament_id=podium.tournament_id,
+        fingerprint=podium.fingerprint,
+        result=json_of(result),
+    )
+    # The award names every podium player, paid or not: each gets a pointer to it (an
+    # erasure finds their awards by it), and the commit holds only over every state read.
+    podium_ids = [player.player_id for player in players]
+    existing = uow.commit_tournament(tournament, awarded, events, unpaid, podium_ids)
+    if existing is not None:  # stored meanwhile: answered as a retry of it
+        return _again(existing, podium)
+    return Submitted(tournament.result, created=True)
+
+
+def _again(stored: StoredTournament, podium: PodiumInput) -> Submitted:
+    """A tournament id met again: its stored answer, or TournamentConflict for another
+    podium."""
+    answer = answer_again(stored, podium.fingerprint)
+    if answer is None:
+        raise TournamentConflict(
+            f"tournament_id {podium.tournament_id!r} was already awarded with another podium"
         )
-        # The award names every podium player, paid or not: each gets a pointer to it (an
-        # erasure finds their awards by it), and the commit holds only over every state read.
-        podium_ids = [player.player_id for player in players]
-        return commit_once(
-            tournament,
-            conflict,
-            lambda: self.writes.commit_tournament(tournament, awarded, events, unpaid, podium_ids),
-            lambda: self.results.get_tournament(tournament.ladder, tournament.tournament_id),
-        )
+    return answer

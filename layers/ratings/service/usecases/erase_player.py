@@ -27,7 +27,7 @@ from ratings.service.context import Context
 from ratings.service.errors import WriteConflict
 from ratings.service.jobs import JobKind
 from ratings.service.player import Player
-from ratings.service.ports import ErasureWrites
+from ratings.service.ports import ErasureStore
 from ratings.service.results import GAME_EVENT, PODIUM_EVENT
 from ratings.service.stored import (
     AWARD_POINTER,
@@ -58,7 +58,7 @@ class ErasePlayer(JobKind):
     kind: ClassVar[str] = ERASURE
 
     context: Context
-    erasures: ErasureWrites
+    erasures: ErasureStore
     sanctions: SanctionPseudonyms | None = None
 
     def step(self, job: Job) -> Job:

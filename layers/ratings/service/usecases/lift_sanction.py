@@ -7,32 +7,35 @@ from typing import NamedTuple
 
 from ratings.service.context import Context
 from ratings.service.errors import AlreadyStored, WriteConflict
-from ratings.service.ports import SanctionStore, Writes
+from ratings.service.ports import SanctionStore
 from ratings.service.results import JsonObject
-from ratings.service.retries import Retrier
+from ratings.service.unit_of_work import UnitOfWork
 from ratings.service.usecases.read_sanction import ReadSanction, sanction_answer
 
 
 class LiftSanction(NamedTuple):
-    """Lifts through `sanctions`, resolving a link through `writes`."""
+    """Lifts through `sanctions`, resolving a link through `uow` (whose attempts redo a
+    contended one)."""
 
     context: Context
     sanctions: SanctionStore
-    writes: Writes
-    retrier: Retrier
+    uow: UnitOfWork
 
     def run(self, ladder_id: str, sanction_id: str) -> JsonObject:
         ladder = self.context.ladder(ladder_id)
         now = self.context.now()
-        return self.retrier.run("lift", lambda: self._attempt(ladder.ladder_id, sanction_id, now))
+        attempts = self.uow.attempts("lift")
+        while True:
+            with attempts:
+                return self._attempt(ladder.ladder_id, sanction_id, now)
 
     def _attempt(self, ladder_id: str, sanction_id: str, now: datetime) -> JsonObject:
         sanction, view = ReadSanction(self.context, self.sanctions).stored(ladder_id, sanction_id)
         if sanction.lifted_at is None:
             # The states that carry the sanction: the player's, and their account's when the
             # player is an anonymous id linked since (the sanction followed them).
-            ids = list(dict.fromkeys([sanction.player_id, self.writes.resolve(sanction.player_id)]))
-            states = self.writes.read_states(ladder_id, ids)
+            ids = list(dict.fromkeys([sanction.player_id, self.uow.resolve(sanction.player_id)]))
+            states = self.uow.read_states(ladder_id, ids)
             # A player being erased keeps their state as marked: it is deleted soon.
             carrying = [
                 p for p in states.values() if p.sanction_id == sanction_id and not p.erasing

@@ -10,7 +10,6 @@ save is conditioned on the save before: of two runs of the same step, one saves 
 learns it was overtaken and stops (`ratings.service.jobs.RunJob`).
 """
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -22,9 +21,8 @@ from ratings.service.errors import AlreadyStored
 from ratings.service.jobs import JobKind
 from ratings.service.moderation_results import RefundEvent
 from ratings.service.player import Player
-from ratings.service.ports import JobRecords, SanctionStore, Writes
+from ratings.service.ports import JobRecords, SanctionStore
 from ratings.service.results import json_of
-from ratings.service.retries import Retrier
 from ratings.service.sanction_records import (
     REFUND_EVENT,
     SANCTION,
@@ -37,6 +35,7 @@ from ratings.service.sanction_records import (
     sanction_job_id,
 )
 from ratings.service.stored import Job, PlayerEvent
+from ratings.service.unit_of_work import Retrier, UnitOfWork
 
 #: Games decided per step: one page read, one batched read, then one commit per refund.
 GAMES_PER_STEP = 25
@@ -51,7 +50,7 @@ class PayRefunds(JobKind):
 
     context: Context
     sanctions: SanctionStore
-    writes: Writes
+    uow: UnitOfWork
     jobs: JobRecords
     retrier: Retrier
     games_per_step: int = GAMES_PER_STEP
@@ -89,7 +88,12 @@ class PayRefunds(JobKind):
             job = self.jobs.get_job(SANCTION, job_id)
             if job is None or not job.pending:
                 return None if job is None else Sanction.of_job(job)
-            self.jobs.save_job(self.retrier.run("sanction step", functools.partial(self.step, job)))
+            attempts = self.retrier.attempts("sanction step")
+            while True:
+                with attempts:
+                    after = self.step(job)
+                    break
+            self.jobs.save_job(after)
 
     def decide(
         self, ladder: Ladder, sanction: Sanction, player_id: str, games: Sequence[GameAgainst]
@@ -143,8 +147,10 @@ class _Refund:
 
     def decide(self) -> RefundDecision | None:
         """The decision stored (None: nothing to decide, or `raced`)."""
-        decision: RefundDecision | None = self.refunds.retrier.run("refund", self._attempt)
-        return decision
+        attempts = self.refunds.retrier.attempts("refund")
+        while True:
+            with attempts:
+                return self._attempt()
 
     def _attempt(self) -> RefundDecision | None:
         refunds, game = self.refunds, self.game
@@ -221,7 +227,7 @@ class _Refund:
         ids = [opponent] if account is None else [account, opponent]
         states = {**self.reads.states, **self.known}
         if self.fresh or any(pid not in states for pid in ids):
-            read = self.refunds.writes.read_states(self.ladder.ladder_id, ids)
+            read = self.refunds.uow.read_states(self.ladder.ladder_id, ids)
             states.update(read)
             self.known.update(read)
         if account is not None:

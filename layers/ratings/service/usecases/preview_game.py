@@ -1,41 +1,33 @@
 """Preview a game: what it would change, with optional overrides of the stored state and
 another published version of the ruleset; nothing is stored."""
 
-from typing import NamedTuple
-
 from ratings.rules import parse_game
 from ratings.service.context import Context
-from ratings.service.game_rating import evaluate, why_unranked
-from ratings.service.player_reads import players_of, recent_ranked_games, resolve_pair
-from ratings.service.ports import Writes
 from ratings.service.results import JsonObject, json_of
+from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games, resolve_pair
+from ratings.service.usecases.submit_game import evaluate, why_unranked
 
 
-class PreviewGame(NamedTuple):
-    """Rates a game as it would be rated now, over the states `writes` reads; writes
-    nothing."""
-
-    context: Context
-    writes: Writes
-
-    def run(self, ladder_id: str, body: object) -> JsonObject:
-        ladder = self.context.ladder(ladder_id)
-        now = self.context.now()
-        versions = tuple(ladder.versions)
-        game = parse_game(body, ladder.ruleset, now, preview_versions=versions)
-        ruleset = ladder.ruleset
-        if game.ruleset_version is not None:
-            ruleset = ladder.at_version(game.ruleset_version)
-        ids = [player.player_id for player in game.players]
-        reads = self.writes.read_for_game(ladder.ladder_id, None, ids)
-        resolved = resolve_pair(ids, reads.links)
-        players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
-        states = []
-        for submitted, player in zip(game.players, players, strict=True):
-            overrides = submitted.overrides
-            recent = overrides.get("recent_ranked_games")
-            if recent is None:
-                recent = recent_ranked_games(self.writes, ruleset, player, game.played_at)
-            states.append(player.supposing(overrides).before_game(recent))
-        result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game, players))
-        return json_of(result._replace(preview=True))
+def preview_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object) -> JsonObject:
+    """Rate a game as it would be rated now, over the states `uow` reads; nothing is
+    stored."""
+    ladder = context.ladder(ladder_id)
+    now = context.now()
+    versions = tuple(ladder.versions)
+    game = parse_game(body, ladder.ruleset, now, preview_versions=versions)
+    ruleset = ladder.ruleset
+    if game.ruleset_version is not None:
+        ruleset = ladder.at_version(game.ruleset_version)
+    ids = [player.player_id for player in game.players]
+    reads = uow.read_for_game(ladder.ladder_id, None, ids)
+    resolved = resolve_pair(ids, reads.links)
+    players = players_of(uow, ladder, resolved, reads.links, reads.states)
+    states = []
+    for submitted, player in zip(game.players, players, strict=True):
+        overrides = submitted.overrides
+        recent = overrides.get("recent_ranked_games")
+        if recent is None:
+            recent = recent_ranked_games(uow, ruleset, player, game.played_at)
+        states.append(player.supposing(overrides).before_game(recent))
+    result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game, players))
+    return json_of(result._replace(preview=True))

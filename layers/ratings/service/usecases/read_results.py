@@ -1,7 +1,5 @@
 """Read a stored result: a game's (while its record is kept) or a tournament's awards."""
 
-from typing import NamedTuple
-
 from ratings.service.context import Context
 from ratings.service.errors import NotFound
 from ratings.service.parameters import require_id
@@ -9,25 +7,23 @@ from ratings.service.ports import ResultsView
 from ratings.service.results import JsonObject
 
 
-class ReadResults(NamedTuple):
-    """Reads stored results from `results`; a game past its retention is
-    not found, whether or not the table has dropped it yet."""
+def read_game(results: ResultsView, context: Context, ladder_id: str, game_id: str) -> JsonObject:
+    """A game's stored result; a game past its retention is not found, whether or not the
+    table has dropped it yet."""
+    ladder = context.ladder(ladder_id)
+    require_id(game_id, "game_id")
+    stored = results.get_game(ladder.ladder_id, game_id)
+    if stored is None or stored.expires_at <= context.now():
+        raise NotFound(f"game {game_id!r} is not stored in ladder {ladder_id!r}")
+    return stored.result
 
-    context: Context
-    results: ResultsView
 
-    def game(self, ladder_id: str, game_id: str) -> JsonObject:
-        ladder = self.context.ladder(ladder_id)
-        require_id(game_id, "game_id")
-        stored = self.results.get_game(ladder.ladder_id, game_id)
-        if stored is None or stored.expires_at <= self.context.now():
-            raise NotFound(f"game {game_id!r} is not stored in ladder {ladder_id!r}")
-        return stored.result
-
-    def tournament(self, ladder_id: str, tournament_id: str) -> JsonObject:
-        ladder = self.context.ladder(ladder_id)
-        require_id(tournament_id, "tournament_id")
-        stored = self.results.get_tournament(ladder.ladder_id, tournament_id)
-        if stored is None:
-            raise NotFound(f"tournament {tournament_id!r} has not been awarded in {ladder_id!r}")
-        return stored.result
+def read_tournament(
+    results: ResultsView, context: Context, ladder_id: str, tournament_id: str
+) -> JsonObject:
+    ladder = context.ladder(ladder_id)
+    require_id(tournament_id, "tournament_id")
+    stored = results.get_tournament(ladder.ladder_id, tournament_id)
+    if stored is None:
+        raise NotFound(f"tournament {tournament_id!r} has not been awarded in {ladder_id!r}")
+    return stored.result

@@ -21,9 +21,8 @@ from ratings.service.errors import (
 )
 from ratings.service.moderation_results import ErasureResult
 from ratings.service.parameters import require_id
-from ratings.service.ports import ErasureWrites, JobQueue, JobRecords
+from ratings.service.ports import ErasureStore, JobQueue, JobRecords
 from ratings.service.results import JsonObject, json_of
-from ratings.service.retries import Retrier
 from ratings.service.stored import (
     DONE,
     ERASURE,
@@ -32,6 +31,7 @@ from ratings.service.stored import (
     Progress,
     erasure_id,
 )
+from ratings.service.unit_of_work import Retrier
 
 #: The first phase of an erasure's work (`erase_player`).
 FIRST_PHASE = "mark"
@@ -49,13 +49,17 @@ class RequestErasure(NamedTuple):
 
     context: Context
     jobs: JobRecords
-    erasures: ErasureWrites
+    erasures: ErasureStore
     queue: JobQueue
     retrier: Retrier
 
     def run(self, player_id: str) -> JsonObject:
         require_id(player_id, "player_id")
-        job = self.retrier.run("erasure", lambda: self._attempt(player_id))
+        attempts = self.retrier.attempts("erasure")
+        while True:
+            with attempts:
+                job = self._attempt(player_id)
+                break
         if job.pending:
             self._queue(job)
         return json_of(ErasureResult.of(player_id, job))

@@ -21,31 +21,33 @@ from ratings.service.errors import (
     WriteConflict,
 )
 from ratings.service.parameters import DEFAULT_SANCTION_LIMIT
-from ratings.service.player_reads import players_of, refuse_erasing
-from ratings.service.ports import JobQueue, SanctionStore, Writes
+from ratings.service.ports import JobQueue, SanctionStore
 from ratings.service.requests import SanctionInput, parse_sanction
 from ratings.service.results import Submitted
-from ratings.service.retries import Retrier
 from ratings.service.sanction_records import Sanction, SanctionView
+from ratings.service.unit_of_work import UnitOfWork, players_of, refuse_erasing
 from ratings.service.usecases.read_sanction import sanction_answer
 
 
 class SanctionPlayer(NamedTuple):
-    """Stores sanctions through `sanctions`, reads a linked account's state through `writes`,
-    and queues the refunds' job on `queue`."""
+    """Stores sanctions through `sanctions`, reads a linked account's state through `uow`
+    (whose attempts redo a contended one), and queues the refunds' job on `queue`."""
 
     context: Context
     sanctions: SanctionStore
-    writes: Writes
+    uow: UnitOfWork
     queue: JobQueue
-    retrier: Retrier
 
     def run(self, ladder_id: str, body: object) -> Submitted:
         """Make the sanction once; the same sanction again answers its current status."""
         ladder = self.context.ladder(ladder_id)
         sent = parse_sanction(body, self.context.settings.history_retention.days)
         now = self.context.now()
-        sanction, answer = self.retrier.run("sanction", lambda: self._attempt(ladder, sent, now))
+        attempts = self.uow.attempts("sanction")
+        while True:
+            with attempts:
+                sanction, answer = self._attempt(ladder, sent, now)
+                break
         if not sanction.done:
             try:
                 self.queue.send(sanction.job().message)
@@ -67,7 +69,7 @@ class SanctionPlayer(NamedTuple):
         account = reads.account_of or sent.player_id
         anonymous = sent.player_id if reads.account_of else reads.anonymous_of
         links = {sent.player_id: account} if reads.account_of else {}
-        (player,) = players_of(self.writes, ladder, [account], links, reads.states)
+        (player,) = players_of(self.uow, ladder, [account], links, reads.states)
         refuse_erasing([player])
         if player.sanction_id is not None:
             raise AlreadySanctioned(

@@ -1,124 +1,171 @@
 """Submit a game: rate it once per game id, and answer a retry with the stored result.
 
 An attempt reads the game's record, the players' links and states and their windows,
-computes with the rules, and commits with the versions it read; if another writer got there
-first the whole attempt is redone (`Retrier`), so a result is always computed from the state
+computes with the rules, and commits over the versions it read; if another writer got there
+first the unit of work makes the attempt again, so a result is always computed from the state
 it replaces. Nothing here knows which rulesets exist: a game's own fields go from the parsed
 body to the ruleset and into the result as they are.
 """
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import NamedTuple
 
-from ratings.rules import GameInput, Ladder, parse_game
+from ratings.rules import (
+    Game,
+    GameInput,
+    Ladder,
+    PlayerState,
+    Rating,
+    Ruleset,
+    parse_game,
+    unranked_reason,
+)
 from ratings.rules.submission import check_age
 from ratings.service.context import Context
 from ratings.service.errors import GameConflict, PlayerDailyLimit
-from ratings.service.game_rating import evaluate, why_unranked
-from ratings.service.once import answer_again, commit_once
+from ratings.service.game_result import GameResult
 from ratings.service.player import Player
-from ratings.service.player_reads import (
+from ratings.service.results import GameEvent, Submitted, json_of
+from ratings.service.stored import PlayerEvent, StoredGame
+from ratings.service.unit_of_work import (
+    UnitOfWork,
+    answer_again,
     players_of,
     recent_ranked_games,
     refuse_erasing,
     resolve_pair,
 )
-from ratings.service.ports import ResultsView, Writes
-from ratings.service.results import GameEvent, Submitted, json_of
-from ratings.service.retries import Retrier
-from ratings.service.stored import PlayerEvent, StoredGame
 
 
-class SubmitGame(NamedTuple):
-    """Rates a game once: reads and commits through `writes`, answers a repeat from
-    `results`, redoes a contended attempt through `retrier`."""
+def submit_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object) -> Submitted:
+    """Rate a game once. A retry with the same content returns the stored result."""
+    ladder = context.ladder(ladder_id)
+    now = context.now()
+    game = parse_game(body, ladder.ruleset, now, enforce_age=False)
+    attempts = uow.attempts("game")
+    while True:
+        with attempts:
+            return _rate_once(uow, context, ladder, game, now)
 
-    context: Context
-    writes: Writes
-    results: ResultsView
-    retrier: Retrier
 
-    def run(self, ladder_id: str, body: object) -> Submitted:
-        """Rate a game once. A retry with the same content returns the stored result."""
-        ladder = self.context.ladder(ladder_id)
-        now = self.context.now()
-        game = parse_game(body, ladder.ruleset, now, enforce_age=False)
-        return self.retrier.run("game", lambda: self._attempt(ladder, game, now))
+def _rate_once(
+    uow: UnitOfWork, context: Context, ladder: Ladder, game: GameInput, now: datetime
+) -> Submitted:
+    """One attempt: the stored answer of a game met again, else the game rated and
+    committed over the states read."""
+    assert game.game_id is not None
+    ids = [player.player_id for player in game.players]
+    reads = uow.read_for_game(ladder.ladder_id, game.game_id, ids)
+    # An expired record still present (TTL deletes late) counts as gone, as it will be.
+    if reads.game is not None and reads.game.expires_at > now:
+        return _again(reads.game, game)
+    # Checked only now: a retry of a stored game is answered however old its played_at.
+    check_age(game.played_at, now, "played_at")
+    resolved = resolve_pair(ids, reads.links)
+    players = players_of(uow, ladder, resolved, reads.links, reads.states)
+    refuse_erasing(players)
+    day = _count_day(context, players, now)
+    result, written = _rate(uow, ladder, game, players, day)
+    stored = StoredGame(
+        ladder=ladder.ladder_id,
+        game_id=game.game_id,
+        fingerprint=game.fingerprint,
+        result=json_of(result),
+        expires_at=now + context.settings.game_retention,
+    )
+    retention = context.settings.history_retention
+    events = [
+        PlayerEvent.of(
+            player,
+            GameEvent.of(result, index, resolved[1 - index]),
+            retention,
+            kept_until=stored.expires_at,
+        )
+        for index, player in enumerate(players)
+    ]
+    # Each state is written over the version read: an erasure that marked one meanwhile does
+    # not see the game land after its mark. An expired record is replaced, as if TTL had
+    # deleted it already.
+    existing = uow.commit_game(stored, written, events, now=now)
+    if existing is not None:  # stored meanwhile: answered as a retry of it
+        return _again(existing, game)
+    return Submitted(stored.result, created=True)
 
-    def _attempt(self, ladder: Ladder, game: GameInput, now: datetime) -> Submitted:
-        assert game.game_id is not None
-        ids = [player.player_id for player in game.players]
-        reads = self.writes.read_for_game(ladder.ladder_id, game.game_id, ids)
-        # An expired record still present (TTL deletes late) counts as gone, as it will be.
-        conflict = GameConflict(
+
+def _rate(
+    uow: UnitOfWork, ladder: Ladder, game: GameInput, players: Sequence[Player], day: str
+) -> tuple[GameResult, list[Player]]:
+    """The game's result and each player's state after it. Both states are written, ranked
+    or not: each counts the game towards its day."""
+    reason = why_unranked(game, players)
+    states = [
+        player.before_game(
+            0 if reason else recent_ranked_games(uow, ladder.ruleset, player, game.played_at)
+        )
+        for player in players
+    ]
+    result, rating = evaluate(ladder, ladder.ruleset, game, states, reason)
+    if rating is None:
+        return result, [player.played().counting(day) for player in players]
+    return result, [
+        player.rated(change.rating_after).counting(day)
+        for player, change in zip(players, rating.players, strict=True)
+    ]
+
+
+def _again(stored: StoredGame, game: GameInput) -> Submitted:
+    """A game id met again: its stored answer, or GameConflict for other content."""
+    answer = answer_again(stored, game.fingerprint)
+    if answer is None:
+        raise GameConflict(
             f"game_id {game.game_id!r} was already used with different content; "
             "send a retry with identical content, or use a new game_id"
         )
-        if reads.game is not None and reads.game.expires_at > now:
-            return answer_again(reads.game, game.fingerprint, conflict)
-        # Checked only now: a retry of a stored game is answered however old its played_at.
-        check_age(game.played_at, now, "played_at")
-        resolved = resolve_pair(ids, reads.links)
-        players = players_of(self.writes, ladder, resolved, reads.links, reads.states)
-        refuse_erasing(players)
-        day = self._count_day(players, now)
-        reason = why_unranked(game, players)
-        states = [
-            player.before_game(
-                0
-                if reason
-                else recent_ranked_games(self.writes, ladder.ruleset, player, game.played_at)
-            )
-            for player in players
-        ]
-        result, rating = evaluate(ladder, ladder.ruleset, game, states, reason)
-        # Both states are written, ranked or not: each counts the game towards its day.
-        if rating is None:
-            written = [player.played().counting(day) for player in players]
-        else:
-            written = [
-                player.rated(change.rating_after).counting(day)
-                for player, change in zip(players, rating.players, strict=True)
-            ]
-        stored = StoredGame(
-            ladder=ladder.ladder_id,
-            game_id=game.game_id,
-            fingerprint=game.fingerprint,
-            result=json_of(result),
-            expires_at=now + self.context.settings.game_retention,
-        )
-        retention = self.context.settings.history_retention
-        events = [
-            PlayerEvent.of(
-                player,
-                GameEvent.of(result, index, resolved[1 - index]),
-                retention,
-                kept_until=stored.expires_at,
-            )
-            for index, player in enumerate(players)
-        ]
-        # Each state is written over the version read: an erasure that marked one meanwhile
-        # does not see the game land after its mark.
-        return commit_once(
-            stored,
-            conflict,
-            # An expired record is replaced, as if TTL had deleted it already.
-            lambda: self.writes.commit_game(stored, written, events, now=now),
-            lambda: _unexpired(self.results.get_game(stored.ladder, stored.game_id), now),
-        )
-
-    def _count_day(self, players: Sequence[Player], now: datetime) -> str:
-        """The UTC day the game counts on; PlayerDailyLimit when a player has had the day's
-        most games already."""
-        day = now.astimezone(UTC).date().isoformat()
-        limit = self.context.settings.daily_game_limit
-        for position, player in enumerate(players):
-            if player.games_on(day) >= limit:
-                raise PlayerDailyLimit(position, limit)
-        return day
+    return answer
 
 
-def _unexpired(stored: StoredGame | None, now: datetime) -> StoredGame | None:
-    """A game's record, unless it has expired (TTL deletes late): then it counts as gone."""
-    return stored if stored is not None and stored.expires_at > now else None
+def _count_day(context: Context, players: Sequence[Player], now: datetime) -> str:
+    """The UTC day the game counts on; PlayerDailyLimit when a player has had the day's most
+    games already."""
+    day = now.astimezone(UTC).date().isoformat()
+    limit = context.settings.daily_game_limit
+    for position, player in enumerate(players):
+        if player.games_on(day) >= limit:
+            raise PlayerDailyLimit(position, limit)
+    return day
+
+
+# Rating a checked game: whether it is ranked, the rules' verdict, and the result document.
+# Shared by submitting a game and previewing one; nothing here reads or writes storage.
+
+
+def why_unranked(game: GameInput, players: Sequence[Player]) -> str | None:
+    """The reason the game does not rate (a sanctioned player, mode, a bot, a shared
+    network), or None. `players` are the game's players as read, in the game's order."""
+    bots = (game.players[0].bot, game.players[1].bot)
+    networks = (game.players[0].network, game.players[1].network)
+    sanctioned = (players[0].sanctioned, players[1].sanctioned)
+    return unranked_reason(game.mode, bots, networks, sanctioned)
+
+
+def evaluate(
+    ladder: Ladder,
+    ruleset: Ruleset,
+    game: GameInput,
+    states: Sequence[PlayerState],
+    reason: str | None,
+) -> tuple[GameResult, Rating | None]:
+    """The result of a game under `ruleset`, and the rating unless `reason` (why the game is
+    unranked) is given."""
+    winner = game.winner
+    if winner is not None:  # the winner as resolved (an anonymous id may be an account)
+        winner = states[[p.player_id for p in game.players].index(winner)].player_id
+    rules_game = Game(
+        players=(states[0], states[1]),
+        winner=winner,
+        options=game.options,
+        player_options=(game.players[0].options, game.players[1].options),
+    )
+    rating = None if reason else ruleset.rate(rules_game)
+    result = GameResult.of(ladder.ladder_id, ruleset, game, states, winner, reason, rating)
+    return result, rating

@@ -8,8 +8,8 @@ consistent and batched. Its modules, one job each:
 - `table`: the models bound to one table, the connection and the requests every adapter makes
 - `batch_reads`: BatchGetItem, its unprocessed keys sent again with backoff inside the deadline
 - `job_layout`: background jobs' records (erasures, sanctions): keys, model, items <-> values
-- `writes`: the writes port (the reads a commit is conditioned on, and the commits)
-- `commits`: the writes port's transactions
+- `unit_of_work`: the unit of work (the reads a commit is conditioned on, and the commits,
+  each one transaction; the sanctions and erasure stores' transactions go through it too)
 - `results`, `history`, `leaderboard`, `ranks`: the read views (results; a player's
   history; leaderboard pages; ranks and the histogram)
 - `sanctions`, `sanction_layout`: the sanctions port and its items
@@ -23,6 +23,7 @@ from functools import cached_property
 from pynamodb.connection import Connection
 
 from ratings.service import ports
+from ratings.service.unit_of_work import Retrier, UnitOfWork
 from ratings.storage.dynamodb.batch_reads import Resends
 from ratings.storage.dynamodb.history import DynamoHistory
 from ratings.storage.dynamodb.layout import (
@@ -38,7 +39,7 @@ from ratings.storage.dynamodb.leaderboard import DynamoLeaderboard
 from ratings.storage.dynamodb.ranks import DynamoRanks
 from ratings.storage.dynamodb.results import DynamoResults
 from ratings.storage.dynamodb.table import BoundTable, Client
-from ratings.storage.dynamodb.writes import DynamoWrites
+from ratings.storage.dynamodb.unit_of_work import DynamoUnitOfWork
 
 #: pynamodb's own timeouts and retries.
 DEFAULT_CLIENT = Client()
@@ -63,11 +64,13 @@ class DynamoStorage:
         self.table = BoundTable(
             table_name, region, endpoint_url, leaderboard_shards, client, resends
         )
-        self.writes: ports.Writes = DynamoWrites(self.table)
         self.results: ports.ResultsView = DynamoResults(self.table)
         self.history: ports.HistoryView = DynamoHistory(self.table)
         self.leaderboard: ports.LeaderboardView = DynamoLeaderboard(self.table)
         self.ranks: ports.RankView = DynamoRanks(self.table)
+
+    def unit_of_work(self, retrier: Retrier | None = None) -> UnitOfWork:
+        return DynamoUnitOfWork(self.table, retrier)
 
     # The moderation stores are made, and their modules imported, on first use: the game
     # functions never use them, and each import is cold-start time (docs/performance.md).
@@ -85,7 +88,7 @@ class DynamoStorage:
         return DynamoJobs(self.table)
 
     @cached_property
-    def erasures(self) -> ports.ErasureWrites:
+    def erasures(self) -> ports.ErasureStore:
         from ratings.storage.dynamodb.erasures import DynamoErasures
 
         return DynamoErasures(self.table)

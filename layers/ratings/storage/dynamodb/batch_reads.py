@@ -43,7 +43,7 @@ class Resends(NamedTuple):
     of and all of min(cap, first * 2**n) seconds (so a wait is never shorter than the one
     before it, until the cap, and concurrent readers drift apart), at most `most` times, and
     never past the deadline that `time_left` counts down to (seconds; wiring gives the
-    invocation's, `ratings.lambda_support.deadline.time_left`)."""
+    invocation's, `ratings.lambda_support.invocation.time_left`)."""
 
     first_seconds: float = 0.05
     cap_seconds: float = 1.0

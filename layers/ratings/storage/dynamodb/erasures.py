@@ -9,7 +9,7 @@ from pynamodb.expressions.condition import Condition
 
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
 from ratings.service.player import Player
-from ratings.service.ports import ErasureWrites
+from ratings.service.ports import ErasureStore
 from ratings.service.sanction_records import SANCTION_POINTER
 from ratings.service.stored import (
     AWARD_POINTER,
@@ -25,7 +25,6 @@ from ratings.service.stored import (
     StoredGame,
     StoredTournament,
 )
-from ratings.storage.dynamodb.commits import Tx, state_puts, transact
 from ratings.storage.dynamodb.job_layout import JobItem, job_item
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
@@ -55,9 +54,10 @@ from ratings.storage.dynamodb.layout import (
 )
 from ratings.storage.dynamodb.sanction_layout import SanctionPointerItem
 from ratings.storage.dynamodb.table import BoundTable
+from ratings.storage.dynamodb.unit_of_work import Tx, state_puts, transact
 
 
-class DynamoErasures(ErasureWrites):
+class DynamoErasures(ErasureStore):
     def __init__(self, table: BoundTable) -> None:
         self._table = table
 

@@ -25,8 +25,6 @@ from ratings.service.sanction_records import (
     sanction_job_id,
 )
 from ratings.service.stored import GAME_EVENT, PlayerEvent, StoredGame
-from ratings.storage.dynamodb import commits
-from ratings.storage.dynamodb.commits import Tx
 from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.job_layout import JobItem, job_item, job_key, job_of
 from ratings.storage.dynamodb.layout import (
@@ -61,6 +59,7 @@ from ratings.storage.dynamodb.sanction_layout import (
     sanction_key,
 )
 from ratings.storage.dynamodb.table import BoundTable
+from ratings.storage.dynamodb.unit_of_work import Tx, state_puts, transact
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 #: Sorts after every `{played_at}#{game_id}` of the same millisecond (ids are A-Z a-z 0-9 . _ : -).
@@ -280,7 +279,7 @@ class DynamoSanctions(SanctionStore):
             self._transact(operations)
 
     def _state_puts(self, players: Sequence[Player]) -> list[Tx]:
-        return list(commits.state_puts(self._table, players))
+        return list(state_puts(self._table, players))
 
     def _transact(self, operations: Sequence[Tx]) -> None:
-        commits.transact(self._table, operations)
+        transact(self._table, operations)

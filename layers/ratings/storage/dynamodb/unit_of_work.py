@@ -1,0 +1,362 @@
+"""The unit of work on DynamoDB: batched, strongly consistent reads of what a commit is
+conditioned on (players' states, links, the recent-games window), and the commits, each one
+TransactWriteItems whose items carry their conditions (a record created once, states over
+the versions read) and what each failed condition means. The attempts, and their retry, are
+the port's (`ratings.service.unit_of_work`).
+"""
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import NamedTuple
+
+from pynamodb.constants import COUNT
+from pynamodb.exceptions import PutError, TransactWriteError
+from pynamodb.expressions.condition import Condition
+from pynamodb.transactions import TransactWrite
+
+from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.player import Player
+from ratings.service.stored import (
+    DONE,
+    ERASURE,
+    PENDING,
+    Events,
+    GameReads,
+    Link,
+    LinkReads,
+    Players,
+    PodiumReads,
+    Standings,
+    StoredGame,
+    StoredTournament,
+    erasure_id,
+)
+from ratings.service.unit_of_work import Retrier, UnitOfWork
+from ratings.storage.dynamodb.errors import (
+    raise_for_cancelled,
+    response_code,
+    transient_as_storage_error,
+)
+from ratings.storage.dynamodb.job_layout import JobItem, job_key
+from ratings.storage.dynamodb.layout import (
+    ACCOUNT_SK,
+    ANON_SK,
+    GAME_SK,
+    LINK_PK_PREFIX,
+    RANKED_INDEX,
+    STANDINGS_SK,
+    STATE_SK,
+    TOURNAMENT_SK,
+    GameItem,
+    LinkItem,
+    RatingsItem,
+    StandingsItem,
+    StateItem,
+    TournamentItem,
+    award_pointer_item,
+    compact_json,
+    event_item,
+    game_item,
+    game_key,
+    leaderboard_shard,
+    link_key,
+    player_key,
+    player_of,
+    standings_key,
+    state_item_of,
+    stored_game_of,
+    stored_tournament_of,
+    tournament_item,
+    tournament_key,
+)
+from ratings.storage.dynamodb.table import BoundTable
+from ratings.timestamps import format_utc_millis
+
+
+class DynamoUnitOfWork(UnitOfWork):
+    """The reads (consistent BatchGetItems, a counted Query for the window) and the commits,
+    each one transaction."""
+
+    def __init__(self, table: BoundTable, retrier: Retrier | None = None) -> None:
+        super().__init__(retrier)
+        self._table = table
+
+    def read_for_game(
+        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
+    ) -> GameReads:
+        created = None if game_id is None else (game_key(ladder, game_id), GAME_SK)
+        item, links, states = self._read_with_players(ladder, player_ids, created)
+        game = stored_game_of(ladder, game_id or "", item) if isinstance(item, GameItem) else None
+        return GameReads(game, links, states)
+
+    def read_for_podium(
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+    ) -> PodiumReads:
+        created = (tournament_key(ladder, tournament_id), TOURNAMENT_SK)
+        item, links, states = self._read_with_players(ladder, player_ids, created)
+        tournament = None
+        if isinstance(item, TournamentItem):
+            tournament = stored_tournament_of(ladder, tournament_id, item)
+        return PodiumReads(tournament, links, states)
+
+    def _read_with_players(
+        self, ladder: str, player_ids: Sequence[str], created: tuple[str, str] | None
+    ) -> tuple[RatingsItem | None, dict[str, str], dict[str, Player]]:
+        """One BatchGetItem: the players' states and anonymous-link items, and the game or
+        tournament item at the key `created` when given (it comes back as the first value)."""
+        keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
+        keys += [(link_key(pid), ANON_SK) for pid in player_ids]
+        if created is not None:
+            keys.append(created)
+        found = None
+        links: dict[str, str] = {}
+        states: dict[str, Player] = {}
+        for item in self._table.batch_get(keys):
+            if isinstance(item, LinkItem):
+                links[item.pk.removeprefix(LINK_PK_PREFIX)] = item.other_id
+            elif isinstance(item, StateItem):
+                states[item.player_id] = player_of(item)
+            else:
+                found = item
+        self.remember(ladder, player_ids, states)
+        return found, links, states
+
+    def read_for_link(
+        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
+    ) -> LinkReads:
+        ids = (anonymous_id, account_id)
+        keys = [(link_key(pid), side) for pid in ids for side in (ANON_SK, ACCOUNT_SK)]
+        keys += [(player_key(ladder, pid), STATE_SK) for ladder in ladders for pid in ids]
+        keys += [job_key(ERASURE, erasure_id(pid)) for pid in ids]
+        sides: dict[tuple[str, str], str] = {}
+        states: dict[tuple[str, str], Player] = {}
+        erased: set[str] = set()
+        for item in self._table.batch_get(keys):
+            if isinstance(item, LinkItem):
+                sides[(item.pk.removeprefix(LINK_PK_PREFIX), item.sk)] = item.other_id
+            elif isinstance(item, StateItem):
+                states[(item.ladder, item.player_id)] = player_of(item)
+            elif isinstance(item, JobItem) and item.status == PENDING:
+                erased.add(item.job_id)
+        for ladder in ladders:
+            found = {pid: states[(ladder, pid)] for pid in ids if (ladder, pid) in states}
+            self.remember(ladder, ids, found)
+        return LinkReads(
+            anonymous_linked_to=sides.get((anonymous_id, ANON_SK)),
+            account_absorbed=sides.get((account_id, ACCOUNT_SK)),
+            account_linked_to=sides.get((account_id, ANON_SK)),
+            anonymous_absorbed=sides.get((anonymous_id, ACCOUNT_SK)),
+            states=states,
+            erasing=tuple(pid for pid in ids if erasure_id(pid) in erased),
+        )
+
+    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
+        keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
+        states = {
+            item.player_id: player_of(item)
+            for item in self._table.batch_get(keys)
+            if isinstance(item, StateItem)
+        }
+        self.remember(ladder, player_ids, states)
+        return states
+
+    def count_ranked_games(
+        self, ladder: str, player_id: str, since: datetime, until: datetime, limit: int
+    ) -> int:
+        # The window as a key range on the sparse index: DynamoDB counts, at most `limit`.
+        window = RatingsItem.ranked_at.between(format_utc_millis(since), format_utc_millis(until))
+        response = self._table.query(
+            player_key(ladder, player_id),
+            range_key_condition=window,
+            index_name=RANKED_INDEX,
+            consistent_read=True,
+            limit=limit,
+            select=COUNT,
+        )
+        return min(int(response.get("Count", 0)), limit)
+
+    def resolve(self, player_id: str) -> str:
+        item = self._table.get(link_key(player_id), ANON_SK)
+        return item.other_id if isinstance(item, LinkItem) else player_id
+
+    def commit_game(
+        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
+    ) -> StoredGame | None:
+        self.check_read(players)
+        try:
+            commit_created(self._table, game_item(game), players, events, expired_by=now)
+        except AlreadyStored:
+            item = self._table.get(game_key(game.ladder, game.game_id), GAME_SK)
+            if isinstance(item, GameItem):
+                stored = stored_game_of(game.ladder, game.game_id, item)
+                if now is None or stored.expires_at > now:
+                    return stored
+            raise WriteConflict(game.game_id) from None  # gone again: the attempt reads afresh
+        return None
+
+    def commit_tournament(
+        self,
+        tournament: StoredTournament,
+        players: Players,
+        events: Events,
+        unchanged: Players = (),
+        podium_ids: Sequence[str] = (),
+    ) -> StoredTournament | None:
+        self.check_read(players)
+        self.check_read(unchanged, written=False)
+        ladder, tournament_id = tournament.ladder, tournament.tournament_id
+        pointers = [award_pointer_item(ladder, pid, tournament_id) for pid in podium_ids]
+        created = tournament_item(tournament)
+        try:
+            commit_created(self._table, created, players, events, unchanged, pointers)
+        except AlreadyStored:
+            item = self._table.get(tournament_key(ladder, tournament_id), TOURNAMENT_SK)
+            if isinstance(item, TournamentItem):
+                return stored_tournament_of(ladder, tournament_id, item)
+            raise WriteConflict(tournament_id) from None
+        return None
+
+    def commit_link(self, link: Link, players: Players) -> None:
+        self.check_read(players)
+        anonymous, account = link.anonymous_id, link.account_id
+        free = LinkItem.pk.does_not_exist()
+        transact(
+            self._table,
+            [
+                Tx(LinkItem(link_key(anonymous), ANON_SK, other_id=account), free, AlreadyStored),
+                Tx(
+                    LinkItem(link_key(account), ACCOUNT_SK, other_id=anonymous), free, AlreadyStored
+                ),
+                # Neither id may already be linked the other way round.
+                Tx(LinkItem(link_key(account), ANON_SK, other_id=""), free, AlreadyStored, True),
+                Tx(
+                    LinkItem(link_key(anonymous), ACCOUNT_SK, other_id=""),
+                    free,
+                    AlreadyStored,
+                    True,
+                ),
+                # Neither id may have an erasure pending (requested after the reads).
+                *(_erasure_done_or_none(player_id) for player_id in (anonymous, account)),
+                *state_puts(self._table, players),
+            ],
+        )
+
+    def put_standings(self, standings: Standings) -> bool:
+        histogram = standings.histogram
+        refreshed_at = format_utc_millis(standings.refreshed_at)
+        item = StandingsItem(
+            standings_key(standings.ladder),
+            STANDINGS_SK,
+            counts=compact_json([list(pair) for pair in histogram.counts]),
+            players=histogram.players,
+            refreshed_at=refreshed_at,
+        )
+        # Two refreshes that overlap: the one that started later wins, whichever ends last.
+        newer_only = StandingsItem.pk.does_not_exist() | (StandingsItem.refreshed_at < refreshed_at)
+        with transient_as_storage_error():
+            try:
+                item.save(condition=newer_only)
+            except PutError as error:
+                if response_code(error) == "ConditionalCheckFailedException":
+                    return False
+                raise
+        return True
+
+
+# The transactions, shared with the sanctions and erasure stores.
+
+
+class Tx(NamedTuple):
+    """One transaction item, remembered with what its failed condition would mean."""
+
+    item: RatingsItem
+    condition: Condition | None
+    on_fail: type[Exception]
+    check_only: bool = False
+    delete: bool = False
+
+    @property
+    def sent_as(self) -> int:
+        """Where pynamodb sends it: condition checks, then deletes, then puts."""
+        return 0 if self.check_only else 1 if self.delete else 2
+
+
+def commit_created(
+    table: BoundTable,
+    created: RatingsItem,
+    players: Sequence[Player],
+    events: Events,
+    unchanged: Sequence[Player] = (),
+    also: Sequence[RatingsItem] = (),
+    *,
+    expired_by: datetime | None = None,
+) -> None:
+    """A result created once (game, tournament), with the states and events it changes, over
+    the `unchanged` states' versions, with the items `also` (pointers to it); with
+    `expired_by`, a stored one whose expires_at is at or before it is replaced, as absent.
+    AlreadyStored when it is stored (and not expired)."""
+    absent = RatingsItem.pk.does_not_exist()
+    if expired_by is not None:
+        # Past its expires_at the record counts as gone, whether or not TTL deleted it.
+        absent = absent | (RatingsItem.expires_at <= expired_by)
+    transact(
+        table,
+        [
+            Tx(created, absent, AlreadyStored),
+            *state_puts(table, players),
+            *state_checks(unchanged),
+            *(Tx(event_item(event), None, WriteConflict) for event in events),
+            *(Tx(item, None, WriteConflict) for item in also),
+        ],
+    )
+
+
+def state_checks(players: Sequence[Player]) -> Iterator[Tx]:
+    """Condition checks that each state is still at the version read (0: none stored)."""
+    for player in players:
+        yield Tx(state_item_of(player), _at_version(player.version), WriteConflict, True)
+
+
+def state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[Tx]:
+    """Each state stored over the version it came from (none stored for version 1)."""
+    for player in players:
+        item = state_item_of(player)
+        # The leaderboard index is sparse: listed players with a ranked game only.
+        if player.on_the_board:
+            item.lb_shard = leaderboard_shard(player.ladder, player.player_id, table.shards)
+            item.lb_rating = player.rating
+        yield Tx(item, _at_version(player.replaces_version), WriteConflict)
+
+
+def _at_version(version: int) -> Condition:
+    """The state is at `version` (0: none is stored)."""
+    return StateItem.pk.does_not_exist() if version == 0 else StateItem.version == version
+
+
+def _erasure_done_or_none(player_id: str) -> Tx:
+    pk, sk = job_key(ERASURE, erasure_id(player_id))
+    condition = JobItem.pk.does_not_exist() | (JobItem.status == DONE)
+    return Tx(JobItem(pk, sk), condition, WriteConflict, check_only=True)
+
+
+def transact(table: BoundTable, operations: Sequence[Tx]) -> None:
+    # pynamodb sends condition checks, then deletes, then puts, and DynamoDB reports one
+    # cancellation reason per item in the order sent: keep `operations` in that order.
+    operations = sorted(operations, key=lambda operation: operation.sent_as)
+    try:
+        with TransactWrite(connection=table.connection) as transaction:
+            for operation in operations:
+                if operation.check_only:
+                    transaction.condition_check(
+                        type(operation.item),
+                        operation.item.pk,
+                        operation.item.sk,
+                        condition=operation.condition,
+                    )
+                elif operation.delete:
+                    transaction.delete(operation.item, condition=operation.condition)
+                else:
+                    transaction.save(operation.item, condition=operation.condition)
+    except TransactWriteError as error:
+        failed = [operation.on_fail(operation.item.pk) for operation in operations]
+        raise_for_cancelled(error, failed)
