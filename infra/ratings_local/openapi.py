@@ -1,10 +1,10 @@
 """The HTTP API's OpenAPI 3.1 document, generated from the declarations the service checks with.
 
 Request bodies are the rules' own declarations (`game_body` per ladder, `LINK`), so the
-document cannot drift from what the parsers accept; result schemas are generated from the
-answers' declarations (`ratings_local.result_schemas`), so it cannot drift from what the service
-answers either. Outside the Lambda runtime path: the local stack serves it (/swagger,
-/openapi.json) and `docs/openapi.json` is its output:
+document cannot drift from what the parsers accept; result schemas are the answers' own
+declarations (`result_schemas`: `ratings.declare.answers.answer_schema` of each), so it
+cannot drift from what the service answers either. Outside the Lambda runtime path: the local
+stack serves it (/swagger, /openapi.json) and `docs/openapi.json` is its output:
 
     python -m ratings_local.openapi > docs/openapi.json
 """
@@ -15,15 +15,15 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from ratings.declare.answers import SchemaContext, answer_schema
+from ratings.declare.kinds import ID, ref
 from ratings.rules import Ladder
-from ratings.rules.fields import ID
 from ratings.rules.submission import game_body, parse_game
-from ratings.service.declared import ref
+from ratings.service import game_result, moderation_results, results
 from ratings.service.parameters import MAX_PAGE
 from ratings.service.requests import LINK, parse_link
 from ratings.wiring import LADDERS
 from ratings_local import openapi_moderation, openapi_sanctions
-from ratings_local.result_schemas import result_schemas
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack
 
@@ -70,6 +70,29 @@ EVERY_ROUTE = (400, 403, 413, 429, 503)
 
 
 ID_SCHEMA = ID.schema()
+#: The answers of the HTTP API by their name in the document, and what it says of some as a
+#: whole.
+COMPONENTS: Mapping[str, type] = {**results.COMPONENTS, **moderation_results.COMPONENTS}
+DESCRIPTIONS: Mapping[type, str] = {**results.DESCRIPTIONS, **moderation_results.DESCRIPTIONS}
+
+
+def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
+    """Every answer's schema by its name in the document, and the request body of a link."""
+    names = {answer: name for name, answer in COMPONENTS.items()}
+    context = SchemaContext(ladders, names=names, descriptions=DESCRIPTIONS)
+    schemas = {name: answer_schema(answer, context) for name, answer in COMPONENTS.items()}
+    schemas["IdentityLink"] = LINK.schema()
+    rulesets = {ladder.ruleset.name: ladder.ruleset for ladder in ladders.values()}
+    for name, ruleset in rulesets.items():
+        schemas[f"explain.{name}"] = game_result.explain_schema(ruleset)
+        for prefix, answer, title, preview in results.RULESET_COMPONENTS:
+            in_ruleset = context._replace(ruleset=ruleset, preview=preview)
+            schemas[f"{prefix}.{name}"] = {
+                **answer_schema(answer, in_ruleset),
+                "title": f"{name} {title}",
+            }
+    schemas["GameResult"] = {"oneOf": [ref(f"result.{name}") for name in rulesets]}
+    return schemas
 
 
 # Examples ---------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ moderation key in x-moderation-key, when one is configured.
 
 from typing import Any
 
-from ratings.rules.fields import ID
+from ratings.declare.kinds import ID
 
 Schema = dict[str, Any]
 

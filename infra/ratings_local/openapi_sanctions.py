@@ -7,8 +7,8 @@ parser; the answer ("Sanction") is generated from its declaration with the other
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ratings.declare.kinds import ID
 from ratings.rules import Ladder
-from ratings.rules.fields import ID
 from ratings.service.cursors import MAX_CURSOR
 from ratings.service.parameters import DEFAULT_SANCTION_LIMIT, MAX_SANCTION_PAGE
 from ratings.service.requests import parse_sanction, sanction_body
@@ -58,7 +58,7 @@ def sanction_example() -> dict[str, Any]:
 
 def sanction_schemas() -> dict[str, Schema]:
     """The request body of a sanction (its answer is generated with the other answers:
-    `ratings_local.result_schemas`)."""
+    `ratings_local.openapi.result_schemas`)."""
     return {"SanctionBody": sanction_body(RETENTION_DAYS).schema()}
 
 

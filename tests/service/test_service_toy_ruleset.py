@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from support.games import NOW, FixedClock
 
+from ratings.declare.kinds import Choice, Field, Integer, Number, Object
 from ratings.rules import Game, InvalidInput, Ladder, PlayerChange, PlayerState, Rating
 from ratings.rules.arithmetic import expected_score, round_half_away
-from ratings.rules.fields import Choice, Explained, Field, Integer, Object
 from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 from ratings.timestamps import parse_utc_millis
@@ -45,7 +45,7 @@ class Margin:
     )
     player_fields = (Field("handicap", HANDICAP, "What the player gave", {"stones": 0}),)
     state_overrides = ()
-    explain_fields = (Explained("expected", "E"), Explained("margin", "The multiplier"))
+    explain_fields = (Field("expected", Number(), "E"), Field("margin", Number(), "The multiplier"))
 
     def k_for(self, state: PlayerState) -> int:
         return self.k

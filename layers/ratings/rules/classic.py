@@ -5,8 +5,8 @@ Each player's change is K * (score - E) with their own K and E, rounded half awa
 
 from dataclasses import dataclass
 
+from ratings.declare.kinds import Field, Number
 from ratings.rules.arithmetic import EloCurve, round_half_away
-from ratings.rules.fields import Explained
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
 NAME = "classic"
@@ -21,10 +21,10 @@ ESTABLISHED_K = 16
 PROVISIONAL_GAMES = 30
 
 EXPLAIN_FIELDS = (
-    Explained("expected", "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
-    Explained("k", "The player's K: 32 for the first 30 ranked games, then 16"),
-    Explained("ranked_games", "The player's ranked games before this one"),
-    Explained("score", "1 for a win, 0.5 for a draw, 0 for a loss"),
+    Field("expected", Number(), "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Field("k", Number(), "The player's K: 32 for the first 30 ranked games, then 16"),
+    Field("ranked_games", Number(), "The player's ranked games before this one"),
+    Field("score", Number(), "1 for a win, 0.5 for a draw, 0 for a loss"),
 )
 
 

@@ -8,8 +8,8 @@ float32 here; the expected scores and the new rating are double precision, and t
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
+from ratings.declare.kinds import Field, Integer, Number, Object
 from ratings.rules.arithmetic import EloCurve, float32
-from ratings.rules.fields import Explained, Field, Integer, Object
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
 NAME = "sedma"
@@ -75,11 +75,11 @@ PLAYER_FIELDS = (
 )
 
 EXPLAIN_FIELDS = (
-    Explained("expected", "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
-    Explained("k", "The player's K by rating band: 40 below 1200, 32, 24, 16 from 2200"),
-    Explained("score", "The shaped score: base (1 or 0) + bonus - malus, within 0..1"),
-    Explained("bonus", "The round bonus (float32)"),
-    Explained("malus", "The bad-move penalty (float32)"),
+    Field("expected", Number(), "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Field("k", Number(), "The player's K by rating band: 40 below 1200, 32, 24, 16 from 2200"),
+    Field("score", Number(), "The shaped score: base (1 or 0) + bonus - malus, within 0..1"),
+    Field("bonus", Number(), "The round bonus (float32)"),
+    Field("malus", Number(), "The bad-move penalty (float32)"),
 )
 
 

@@ -1,8 +1,8 @@
 """The parameters of a read, as callers send them in a path or a query: ids, and the page
 sizes of the listings (history, leaderboard, a sanction's decisions)."""
 
+from ratings.declare.kinds import ID
 from ratings.rules import InvalidInput
-from ratings.rules.fields import ID
 
 DEFAULT_HISTORY_LIMIT = 50
 DEFAULT_LEADERBOARD_LIMIT = 100

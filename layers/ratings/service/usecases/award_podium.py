@@ -2,9 +2,9 @@
 
 from typing import NamedTuple
 
+from ratings.declare.kinds import ABSENT
 from ratings.rules import InvalidInput, Ladder
 from ratings.service.context import Context
-from ratings.service.declared import ABSENT
 from ratings.service.errors import TournamentConflict
 from ratings.service.once import answer_again, commit_once
 from ratings.service.player import Player
