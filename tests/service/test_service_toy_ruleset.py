@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support.games import NOW, FixedClock
 
-from ratings.declare.kinds import Choice, Field, Integer, Number, Object
+from ratings.declare.kinds import NUMBER, Choice, Field, Integer, Object
 from ratings.rules import Game, InvalidInput, Ladder, PlayerChange, PlayerState, Rating
 from ratings.rules.arithmetic import expected_score, round_half_away
 from ratings.service.facade import RatingService
@@ -45,7 +45,7 @@ class Margin:
     )
     player_fields = (Field("handicap", HANDICAP, "What the player gave", {"stones": 0}),)
     state_overrides = ()
-    explain_fields = (Field("expected", Number(), "E"), Field("margin", Number(), "The multiplier"))
+    explain_fields = (Field("expected", NUMBER, "E"), Field("margin", NUMBER, "The multiplier"))
 
     def k_for(self, state: PlayerState) -> int:
         return self.k

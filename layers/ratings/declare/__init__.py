@@ -1,8 +1,8 @@
 """One way to declare what the service accepts and what it answers. Standard library only: the
 rulesets declare their own fields with it.
 
-`kinds`: what a value may be (`Integer`, `Choice`, `Flag`, `Text`, `Timestamp`, `Number`,
-`ListOf`, `Object`, and `Json` for a schema given as it is) and the `Field`s of an object.
+`kinds`: what a value may be (`Integer`, `Choice`, `Flag`, `Text`, `Timestamp`, `ListOf`,
+`Object`, and `Json` for a schema given as it is) and the `Field`s of an object.
 Each kind checks what a caller sent (`parse`: the value, or `InvalidInput` naming the field
 the way the caller wrote it, ``players[1].stats.bad_moves``, and saying what is allowed) and
 describes itself as JSON Schema (`schema`). A body is an `Object` of fields: the service checks

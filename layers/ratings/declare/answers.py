@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Union, get_args, get_origin
 
 from ratings.declare.kinds import (
     ABSENT,
+    NUMBER,
     REQUIRED,
     Absent,
     Field,
@@ -32,7 +33,6 @@ from ratings.declare.kinds import (
     Json,
     Kind,
     ListOf,
-    Number,
     Object,
     Schema,
     Text,
@@ -167,7 +167,7 @@ def to_json(value: Any) -> Any:
 _PLAIN: Mapping[Any, Kind] = {
     bool: Flag(),
     int: Integer(),
-    float: Number(),
+    float: NUMBER,
     str: Text(),
     datetime: Timestamp(None),
 }

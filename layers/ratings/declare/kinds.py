@@ -1,13 +1,11 @@
-"""What a declared value may be, the fields of an object, and the error of a refused one.
-
-A kind parses what a caller sent (`parse`: the checked value, or InvalidInput naming `where`)
-and describes itself as JSON Schema (`schema`); `rule` is what is allowed, in words (the end
-of an error message). The same kinds declare the answers' values (`ratings.declare.answers`),
-where a bound left out (`Integer()`, `Text()`) is not in the schema either.
+"""What a declared value may be (its kind), the fields of an object, and the error of a refused
+value. A kind parses what a caller sent (`parse`: the checked value, or InvalidInput naming
+`where`), says what is allowed in words (`rule`, the end of an error message) and describes
+itself as JSON Schema (`schema`). Answers are declared with the same kinds
+(`ratings.declare.answers`); a bound left out (`Integer()`, `Text()`) is in no schema either.
 """
 
 import copy
-import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -80,6 +78,14 @@ def _as_integer(value: object) -> object:
     return int(value) if type(value) is float and value.is_integer() else value
 
 
+def _within(size: int, low: int | None, high: int | None) -> bool:
+    return (low is None or size >= low) and (high is None or size <= high)
+
+
+def _bounded(schema: Schema, **bounds: int | None) -> Schema:
+    return {**schema, **{key: bound for key, bound in bounds.items() if bound is not None}}
+
+
 class Integer(NamedTuple):
     minimum: int | None = None
     maximum: int | None = None
@@ -93,37 +99,12 @@ class Integer(NamedTuple):
 
     def parse(self, value: object, where: str) -> int:
         value = _as_integer(value)
-        if (
-            type(value) is not int
-            or (self.minimum is not None and value < self.minimum)
-            or (self.maximum is not None and value > self.maximum)
-        ):
+        if type(value) is not int or not _within(value, self.minimum, self.maximum):
             raise InvalidInput(where, f"{where} must be {self.rule}")
         return value
 
     def schema(self) -> Schema:
-        schema: Schema = {"type": "integer", "minimum": self.minimum, "maximum": self.maximum}
-        return {key: value for key, value in schema.items() if value is not None}
-
-
-class Number(NamedTuple):
-    """Any finite number (an answer's expected score, a coefficient)."""
-
-    @property
-    def rule(self) -> str:
-        return "a number"
-
-    def parse(self, value: object, where: str) -> float:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            raise InvalidInput(where, f"{where} must be {self.rule}")
-        return value
-
-    def schema(self) -> Schema:
-        return {"type": "number"}
+        return _bounded({"type": "integer"}, minimum=self.minimum, maximum=self.maximum)
 
 
 class Choice(NamedTuple):
@@ -177,16 +158,14 @@ class Text(NamedTuple):
     def parse(self, value: object, where: str) -> str:
         if (
             not isinstance(value, str)
-            or (self.max_length is not None and len(value) > self.max_length)
+            or not _within(len(value), None, self.max_length)
             or (self.pattern is not None and not self.pattern.fullmatch(value))
         ):
             raise InvalidInput(where, f"{where} must be {self.rule}")
         return value
 
     def schema(self) -> Schema:
-        schema: Schema = {"type": "string"}
-        if self.max_length is not None:
-            schema["maxLength"] = self.max_length
+        schema = _bounded({"type": "string"}, maxLength=self.max_length)
         if self.pattern is not None:
             schema["pattern"] = f"^{self.pattern.pattern}$"
             schema["minLength"] = 1
@@ -223,8 +202,7 @@ class Timestamp(NamedTuple):
         return utc.replace(microsecond=parsed.microsecond // 1000 * 1000)
 
     def schema(self) -> Schema:
-        schema: Schema = {"type": "string", "format": "date-time"}
-        return schema if self.max_length is None else {**schema, "maxLength": self.max_length}
+        return _bounded({"type": "string", "format": "date-time"}, maxLength=self.max_length)
 
 
 class Json(NamedTuple):
@@ -243,6 +221,10 @@ class Json(NamedTuple):
 
     def schema(self) -> Schema:
         return copy.deepcopy(self.given)
+
+
+#: Any number (an answer's expected score, a coefficient).
+NUMBER = Json({"type": "number"})
 
 
 class Field(NamedTuple):
@@ -328,6 +310,10 @@ class Object(NamedTuple):
                 parsed[entry.name] = copy.deepcopy(entry.default)
         return self.build(**parsed) if self.build is not None else parsed
 
+    def example(self) -> dict[str, Any]:
+        """A body of the fields' declared examples."""
+        return {entry.name: entry.example for entry in self.fields if entry.example is not None}
+
     def schema(self) -> Schema:
         schema: Schema = {
             "type": "object",
@@ -354,18 +340,13 @@ class ListOf(NamedTuple):
         return self.described or f"a list of {self.min_items} to {self.max_items} items"
 
     def parse(self, value: object, where: str) -> list[Any]:
-        if (
-            not isinstance(value, list)
-            or (self.min_items is not None and len(value) < self.min_items)
-            or (self.max_items is not None and len(value) > self.max_items)
-        ):
+        if not isinstance(value, list) or not _within(len(value), self.min_items, self.max_items):
             raise InvalidInput(where, f"{where} must be {self.rule}")
         return [self.item.parse(entry, f"{where}[{index}]") for index, entry in enumerate(value)]
 
     def schema(self) -> Schema:
-        schema: Schema = {"type": "array", "items": self.item.schema()}
-        bounds = {"minItems": self.min_items, "maxItems": self.max_items}
-        return {**schema, **{key: value for key, value in bounds.items() if value is not None}}
+        items = {"type": "array", "items": self.item.schema()}
+        return _bounded(items, minItems=self.min_items, maxItems=self.max_items)
 
 
 def _shown(value: object) -> str:

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ratings.declare.kinds import Choice, Field, Number
+from ratings.declare.kinds import NUMBER, Choice, Field
 from ratings.rules.arithmetic import EloCurve, round_half_away
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
@@ -60,10 +60,10 @@ GAME_FIELDS = (
 )
 
 EXPLAIN_FIELDS = (
-    Field("expected", Number(), "The player's expected score, 1 / (1 + 10^((Ro - R) / divisor))"),
-    Field("k", Number(), "The player's K: 32, or 16 with 50 or more recent ranked games (1.3.1)"),
-    Field("recent_ranked_games", Number(), "Ranked games in the 7 days before the game, up to 50"),
-    Field("coefficient", Number(), "The cube coefficient, 1 + log2(cube) / 6"),
+    Field("expected", NUMBER, "The player's expected score, 1 / (1 + 10^((Ro - R) / divisor))"),
+    Field("k", NUMBER, "The player's K: 32, or 16 with 50 or more recent ranked games (1.3.1)"),
+    Field("recent_ranked_games", NUMBER, "Ranked games in the 7 days before the game, up to 50"),
+    Field("coefficient", NUMBER, "The cube coefficient, 1 + log2(cube) / 6"),
 )
 
 

@@ -8,7 +8,7 @@ float32 here; the expected scores and the new rating are double precision, and t
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from ratings.declare.kinds import Field, Integer, Number, Object
+from ratings.declare.kinds import NUMBER, Field, Integer, Object
 from ratings.rules.arithmetic import EloCurve, float32
 from ratings.rules.model import Game, PlayerChange, PlayerState, Rating, frozen_explain
 
@@ -75,11 +75,11 @@ PLAYER_FIELDS = (
 )
 
 EXPLAIN_FIELDS = (
-    Field("expected", Number(), "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
-    Field("k", Number(), "The player's K by rating band: 40 below 1200, 32, 24, 16 from 2200"),
-    Field("score", Number(), "The shaped score: base (1 or 0) + bonus - malus, within 0..1"),
-    Field("bonus", Number(), "The round bonus (float32)"),
-    Field("malus", Number(), "The bad-move penalty (float32)"),
+    Field("expected", NUMBER, "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Field("k", NUMBER, "The player's K by rating band: 40 below 1200, 32, 24, 16 from 2200"),
+    Field("score", NUMBER, "The shaped score: base (1 or 0) + bonus - malus, within 0..1"),
+    Field("bonus", NUMBER, "The round bonus (float32)"),
+    Field("malus", NUMBER, "The bad-move penalty (float32)"),
 )
 
 
