@@ -313,6 +313,33 @@ DECLARATION_OPTIONS = {
         prelude=MSGSPEC_PRELUDE, extras=["msgspec"]
     ),
 }
+#: The import of each way to declare, in a fresh process with the Api's search path: alone
+#: (what it and the standard library it needs cost), and after what else the process has
+#: loaded (the marginal cost: for msgspec, after the Api's handler and the storage; for the
+#: service's own, after the standard library and the modules they import).
+IMPORT = """
+import importlib.util, sys, time
+{before}
+started = time.perf_counter()
+{imported}
+print(time.perf_counter() - started, 0.0, flush=True)
+"""
+OWN, MSGSPEC = (
+    "import ratings.declare.kinds, ratings.declare.answers",
+    "import msgspec, msgspec.json",
+)
+OWN_NEEDS = (
+    "import copy, datetime, enum, re, types, typing\nimport ratings.errors, ratings.timestamps"
+)
+IMPORTS = {
+    "ratings.declare (kinds, answers), alone": ("", OWN),
+    "ratings.declare, after the stdlib and modules it needs": (OWN_NEEDS, OWN),
+    "msgspec (with msgspec.json), alone": ("", MSGSPEC),
+    "msgspec, after the Api's handler and storage": (
+        FRESH_HANDLER + "import ratings.storage.dynamodb",
+        MSGSPEC,
+    ),
+}
 
 
 def run(code: str, env: dict[str, str], *args: str) -> Sample:
@@ -601,6 +628,13 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
             (POST_GAME, GAMES, PODIUM),
         )
     if args.declarations:
+        print(f"\nImport of each way to declare (ms, median and min of {args.runs} processes)")
+        api = Variant(extras=["msgspec"])
+        handler = str(artifact.function("api") / "app.py")
+        for label, (before, imported) in IMPORTS.items():
+            code = IMPORT.format(before=before, imported=imported)
+            times = [run(code, in_lambda("api", api), handler).wall for _ in range(args.runs)]
+            print(f"{label:<56} {ms(statistics.median(times)):>8} {ms(min(times)):>8}")
         compare(
             "a declaration library",
             {"the service's own declarations (as built)": AS_BUILT, **DECLARATION_OPTIONS},
