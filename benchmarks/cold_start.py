@@ -15,12 +15,16 @@ process's CPU time: on a shared machine the wall time mostly measures waiting fo
 AwardPodiums' run ends in a 1 s long poll, an empty answer meaning drained). The wall-time
 ratio is printed beside it.
 
-    python -m benchmarks.cold_start [--runs N] [--build DIR] [--measures] [--tracing] [--profile]
+    python -m benchmarks.cold_start [--runs N] [--build DIR] [--measures] [--tracing]
+        [--declarations] [--profile]
 
 --measures: what each cold-start measure of the code is worth (the case with it, as built,
 against the same case with it taken out). --tracing: what a tracing SDK would add (the X-Ray
 SDK through Powertools' Tracer; OpenTelemetry's SDK, OTLP exporter and botocore
-instrumentation), installed beside the layer like another layer.
+instrumentation), installed beside the layer like another layer. --declarations: what
+msgspec would add as the way to declare bodies and answers (installed the same way; the Api's
+game bodies and a game's result declared as its Structs, the request decoded and the answer
+written with them), against the service's own declarations as built.
 """
 
 import argparse
@@ -236,6 +240,107 @@ TRACING_OPTIONS = {
     ),
 }
 
+#: msgspec as the declaration library (docs/performance.md, "Declaring bodies and answers"):
+#: the game bodies of the three rulesets and a game's result as Structs, decoders made, the
+#: request's body decoded and the answer read and written again with them.
+DECLARATION_EXTRAS = {"msgspec": ["msgspec==0.23.0"]}
+MSGSPEC_PRELUDE = """
+from datetime import datetime
+from typing import Annotated, Literal
+import msgspec, msgspec.json
+Id = Annotated[str, msgspec.Meta(max_length=128, pattern='^[A-Za-z0-9._:-]{1,128}$')]
+Count = Annotated[int, msgspec.Meta(ge=0, le=1000)]
+class Closed(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    pass
+class Player(Closed, kw_only=True):
+    id: Id
+    network: Annotated[str, msgspec.Meta(max_length=256)] | None = None
+    bot: bool = False
+class Stats(Closed, kw_only=True):
+    bad_moves: Count = 0
+    rounds_won_16: Count = 0
+    rounds_won_24: Count = 0
+    rounds_won_4_last: Count = 0
+class SedmaPlayer(Player, kw_only=True):
+    stats: Stats = msgspec.field(default_factory=Stats)
+class Game(Closed, kw_only=True):
+    game_id: Id
+    played_at: Annotated[datetime, msgspec.Meta(tz=True)] | None = None
+    players: Annotated[list[Player], msgspec.Meta(min_length=2, max_length=2)]
+    winner: Id | None
+    mode: Literal['ranked', 'unranked'] = 'ranked'
+class Gammon42Game(Game, kw_only=True):
+    cube: Literal[1, 2, 4, 8, 16, 32, 64] = 1
+    ending: Literal['normal', 'resign', 'disconnect', 'timeout'] | None = None
+    points: Literal[1, 2, 3] | None = None
+class SedmaGame(Game, kw_only=True):
+    players: Annotated[list[SedmaPlayer], msgspec.Meta(min_length=2, max_length=2)]
+class Outcome(msgspec.Struct, kw_only=True):
+    rating_before: int
+    rating_after: int
+    delta: int
+    explain: dict[str, float | int | str] | None
+class PlayerResult(Outcome, kw_only=True):
+    id: Id
+    bot: bool
+    submitted_id: Id | msgspec.UnsetType = msgspec.UNSET
+class GameResult(msgspec.Struct, kw_only=True):
+    game_id: Id | None
+    ladder: Id
+    played_at: datetime
+    ruleset: str
+    ruleset_version: str
+    ranked: bool
+    unranked_reason: str | None
+    winner: Id | None
+    mode: Literal['ranked', 'unranked']
+    players: tuple[PlayerResult, PlayerResult]
+    cube: int = 1
+    ending: str | None = None
+    points: int | None = None
+bodies = {game: msgspec.json.Decoder(game) for game in (Gammon42Game, SedmaGame, Game)}
+results = msgspec.json.Decoder(GameResult)
+def wrap(handler):
+    def declared(event, context):
+        bodies[Gammon42Game].decode(event["body"])
+        answer = handler(event, context)
+        msgspec.json.encode(results.decode(answer["body"]))
+        return answer
+    return declared
+"""
+DECLARATION_OPTIONS = {
+    "msgspec: game bodies and result as Structs": Variant(
+        prelude=MSGSPEC_PRELUDE, extras=["msgspec"]
+    ),
+}
+#: The import of each way to declare, in a fresh process with the Api's search path: alone
+#: (what it and the standard library it needs cost), and after what else the process has
+#: loaded (the marginal cost: for msgspec, after the Api's handler and the storage; for the
+#: service's own, after the standard library and the modules they import).
+IMPORT = """
+import importlib.util, sys, time
+{before}
+started = time.perf_counter()
+{imported}
+print(time.perf_counter() - started, 0.0, flush=True)
+"""
+OWN, MSGSPEC = (
+    "import ratings.declare.kinds, ratings.declare.answers",
+    "import msgspec, msgspec.json",
+)
+OWN_NEEDS = (
+    "import copy, datetime, enum, re, types, typing\nimport ratings.errors, ratings.timestamps"
+)
+IMPORTS = {
+    "ratings.declare (kinds, answers), alone": ("", OWN),
+    "ratings.declare, after the stdlib and modules it needs": (OWN_NEEDS, OWN),
+    "msgspec (with msgspec.json), alone": ("", MSGSPEC),
+    "msgspec, after the Api's handler and storage": (
+        FRESH_HANDLER + "import ratings.storage.dynamodb",
+        MSGSPEC,
+    ),
+}
+
 
 def run(code: str, env: dict[str, str], *args: str) -> Sample:
     done = subprocess.run(_lambda_env.command(code, *args), capture_output=True, text=True, env=env)
@@ -260,12 +365,18 @@ def main() -> None:
     parser.add_argument("--measures", action="store_true", help="what each measure is worth")
     parser.add_argument("--tracing", action="store_true", help="what a tracing SDK would add")
     parser.add_argument(
+        "--declarations", action="store_true", help="what msgspec would add (bodies, answers)"
+    )
+    parser.add_argument(
         "--profile", action="store_true", help="where each case's CPU time goes (cProfile)"
     )
     args = parser.parse_args()
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
-    extras = TRACING_EXTRAS if args.tracing else {}
+    extras = {
+        **(TRACING_EXTRAS if args.tracing else {}),
+        **(DECLARATION_EXTRAS if args.declarations else {}),
+    }
     with _lambda_env.built_artifact(args.build, extras) as artifact:
         aws = EmulatedAws()
         url = aws.start()
@@ -491,12 +602,12 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
                     f" {ms(without - with_it):>8}"
                 )
 
-    if args.tracing:
-        print(f"\nWhat a tracing SDK adds to a cold start (median of {args.runs}, interleaved)")
-        print(f"{'tracing':<52} {'case':<32} {'ms':>8} {'added ms':>9} {'x floor':>8}")
-        for name in (POST_GAME, GAMES, PODIUM):
+    def compare(title: str, options: Mapping[str, Variant], names: Sequence[str]) -> None:
+        """Each case as built and with each option, interleaved with the floor."""
+        print(f"\nWhat {title} adds to a cold start (median of {args.runs}, interleaved)")
+        print(f"{'option':<52} {'case':<32} {'ms':>8} {'added ms':>9} {'x floor':>8}")
+        for name in names:
             case = cases[name]
-            options = {"none (active tracing only, as built)": AS_BUILT, **TRACING_OPTIONS}
             runs: list[tuple[str, Callable[[], Sample]]] = [
                 (floor.name, partial(floor.run, AS_BUILT))
             ]
@@ -509,6 +620,26 @@ def measure(artifact: _lambda_env.Artifact, url: str, args: argparse.Namespace) 
                 print(
                     f"{label:<52} {name:<32} {ms(mine):>8} {ms(mine - none):>9} {mine / base:>8.2f}"
                 )
+
+    if args.tracing:
+        compare(
+            "a tracing SDK",
+            {"none (active tracing only, as built)": AS_BUILT, **TRACING_OPTIONS},
+            (POST_GAME, GAMES, PODIUM),
+        )
+    if args.declarations:
+        print(f"\nImport of each way to declare (ms, median and min of {args.runs} processes)")
+        api = Variant(extras=["msgspec"])
+        handler = str(artifact.function("api") / "app.py")
+        for label, (before, imported) in IMPORTS.items():
+            code = IMPORT.format(before=before, imported=imported)
+            times = [run(code, in_lambda("api", api), handler).wall for _ in range(args.runs)]
+            print(f"{label:<56} {ms(statistics.median(times)):>8} {ms(min(times)):>8}")
+        compare(
+            "a declaration library",
+            {"the service's own declarations (as built)": AS_BUILT, **DECLARATION_OPTIONS},
+            (POST_GAME,),
+        )
 
 
 if __name__ == "__main__":

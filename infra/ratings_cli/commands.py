@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from ratings.declare.answers import json_of
 from ratings.rules import Ruleset
-from ratings.service.declared import json_of
 from ratings_cli import progress
 from ratings_cli.calibration_figures import rating_spread
 from ratings_cli.calibration_report import calibrate

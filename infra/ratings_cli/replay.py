@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+from ratings.declare.kinds import Field
+from ratings.declare.kinds import Object as FieldObject
 from ratings.rules import Game, InvalidInput, PlayerState, Ruleset
-from ratings.rules.fields import Field
-from ratings.rules.fields import Object as FieldObject
 from ratings.service.game_result import RatingOutcome
 from ratings.service.results import json_of
 from ratings_cli.calibration_figures import SpreadFigures

@@ -26,8 +26,8 @@ from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 from typing import Any
 
+from ratings.declare.kinds import Field
 from ratings.rules import Ruleset
-from ratings.rules.fields import Field
 from ratings.service.game_result import GameResult, PlayerResult, RatingOutcome
 from ratings.service.results import json_of
 from ratings_cli.records import GameLine, Record

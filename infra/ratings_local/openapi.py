@@ -1,10 +1,10 @@
 """The HTTP API's OpenAPI 3.1 document, generated from the declarations the service checks with.
 
 Request bodies are the rules' own declarations (`game_body` per ladder, `LINK`), so the
-document cannot drift from what the parsers accept; result schemas are generated from the
-answers' declarations (`ratings_local.result_schemas`), so it cannot drift from what the service
-answers either. Outside the Lambda runtime path: the local stack serves it (/swagger,
-/openapi.json) and `docs/openapi.json` is its output:
+document cannot drift from what the parsers accept; result schemas are the answers' own
+declarations (`result_schemas`: `ratings.declare.answers.answer_schema` of each), so it
+cannot drift from what the service answers either. Outside the Lambda runtime path: the local
+stack serves it (/swagger, /openapi.json) and `docs/openapi.json` is its output:
 
     python -m ratings_local.openapi > docs/openapi.json
 """
@@ -15,19 +15,19 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from ratings.declare.answers import SchemaContext, answer_schema
+from ratings.declare.kinds import ID, Schema, ref
 from ratings.rules import Ladder
-from ratings.rules.fields import ID
 from ratings.rules.submission import game_body, parse_game
-from ratings.service.declared import ref
+from ratings.service import game_result, moderation_results, results
 from ratings.service.parameters import MAX_PAGE
 from ratings.service.requests import LINK, parse_link
 from ratings.wiring import LADDERS
-from ratings_local import openapi_moderation, openapi_sanctions
-from ratings_local.result_schemas import result_schemas
+from ratings_local import openapi_moderation
+from ratings_local.openapi_parts import json_body, ladder_parameter, page_parameters, parameter
+from ratings_local.openapi_parts import responses as _responses
 from ratings_local.stack import DEFAULT_TEMPLATE
 from ratings_local.template import read_stack
-
-Schema = dict[str, Any]
 
 #: The deployed stage's URL, as the stack output ApiUrl has it.
 DEPLOYED_URL = "https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}"
@@ -43,33 +43,29 @@ LINK_RULES = (
     "contradicts an existing one is 409 `already_linked` (api.md, identity linking)."
 )
 
-# Answers ----------------------------------------------------------------------------------
-
-ERRORS = {
-    400: "Invalid input, code `invalid_request`: the message names the field and what is "
-    "allowed (also a body that is not JSON or not UTF-8); code `invalid_cursor`: a cursor "
-    "that is not the next_cursor of a previous page of the same listing",
-    403: "API Gateway: x-api-key missing or not a key of the usage plan (locally: only when "
-    "the stack has a key); on a moderation route, also a request not signed by an identity "
-    "allowed to call it (locally: without the stack's x-moderation-key, when it has one)",
-    404: "Code `not_found`: unknown ladder, or a game, tournament, sanction or path that is "
-    "not there; "
-    "code `not_ranked`: the leaderboard around a player without ranked games",
-    409: "Conflict: the id was already used with other content, or the link contradicts one, "
-    "or the player is already under another sanction",
-    413: "A body over 64 KiB",
-    429: "API Gateway: more requests than the key's rate or quota allows; on a game, also "
-    "code `player_daily_limit`: a player of the game has had the day's most games rated "
-    "(UTC days; send it again after 00:00 UTC)",
-    503: "Busy or briefly unavailable: retry later with backoff",
-    507: "Code `player_storage_full`: a player's stored history is at the store's size limit; "
-    "nothing was stored and sending it again does not help (report it)",
-}
-#: What every route may answer whatever it is: the key, the body size, throttling, capacity.
-EVERY_ROUTE = (400, 403, 413, 429, 503)
+#: The answers of the HTTP API by their name in the document, and what it says of some as a
+#: whole.
+COMPONENTS: Mapping[str, type] = {**results.COMPONENTS, **moderation_results.COMPONENTS}
+DESCRIPTIONS: Mapping[type, str] = {**results.DESCRIPTIONS, **moderation_results.DESCRIPTIONS}
 
 
-ID_SCHEMA = ID.schema()
+def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
+    """Every answer's schema by its name in the document, and the request body of a link."""
+    names = {answer: name for name, answer in COMPONENTS.items()}
+    context = SchemaContext(ladders, names=names, descriptions=DESCRIPTIONS)
+    schemas = {name: answer_schema(answer, context) for name, answer in COMPONENTS.items()}
+    schemas["IdentityLink"] = LINK.schema()
+    rulesets = {ladder.ruleset.name: ladder.ruleset for ladder in ladders.values()}
+    for name, ruleset in rulesets.items():
+        schemas[f"explain.{name}"] = game_result.explain_schema(ruleset)
+        for prefix, answer, title, preview in results.RULESET_COMPONENTS:
+            in_ruleset = context._replace(ruleset=ruleset, preview=preview)
+            schemas[f"{prefix}.{name}"] = {
+                **answer_schema(answer, in_ruleset),
+                "title": f"{name} {title}",
+            }
+    schemas["GameResult"] = {"oneOf": [ref(f"result.{name}") for name in rulesets]}
+    return schemas
 
 
 # Examples ---------------------------------------------------------------------------------
@@ -78,8 +74,7 @@ ID_SCHEMA = ID.schema()
 def game_example(ladder: Ladder, *, preview: bool) -> dict[str, Any]:
     """A body of the declared examples that is accepted as it stands (checked here)."""
     versions = tuple(ladder.versions) if preview else None
-    record = game_body(ladder.ruleset, versions)
-    body = {entry.name: entry.example for entry in record.fields if entry.example is not None}
+    body = game_body(ladder.ruleset, versions).example()
     player_examples = {
         entry.name: entry.example for entry in ladder.ruleset.player_fields if entry.example
     }
@@ -90,7 +85,7 @@ def game_example(ladder: Ladder, *, preview: bool) -> dict[str, Any]:
 
 
 def link_example() -> dict[str, Any]:
-    body = {entry.name: entry.example for entry in LINK.fields}
+    body = LINK.example()
     parse_link(body)
     return body
 
@@ -98,61 +93,8 @@ def link_example() -> dict[str, Any]:
 # Operations -------------------------------------------------------------------------------
 
 
-def _responses(success: Mapping[int, tuple[str, Schema]], *errors: int) -> dict[str, Any]:
-    answers: dict[int, Any] = {
-        status: {"description": text, "content": {"application/json": {"schema": schema}}}
-        for status, (text, schema) in success.items()
-    }
-    for status in sorted({*errors, *EVERY_ROUTE}):
-        answer: dict[str, Any] = {
-            "description": ERRORS[status],
-            "content": {"application/json": {"schema": ref("ErrorBody")}},
-        }
-        answers[status] = answer
-    return {str(status): answers[status] for status in sorted(answers)}
-
-
-def _path_parameter(name: str, schema: Schema, description: str) -> Schema:
-    return {
-        "name": name,
-        "in": "path",
-        "required": True,
-        "schema": schema,
-        "description": description,
-    }
-
-
-PAGE_PARAMETERS = [
-    {
-        "name": "limit",
-        "in": "query",
-        "required": False,
-        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE},
-        "description": f"Page size, 1 to {MAX_PAGE}",
-    },
-    {
-        "name": "cursor",
-        "in": "query",
-        "required": False,
-        "schema": {"type": "string", "maxLength": 1024},
-        "description": "The next_cursor of the previous page, as it was answered",
-    },
-]
-
-
-def _json_body(schema: Schema, example: Any, description: str) -> dict[str, Any]:
-    return {
-        "required": True,
-        "description": description,
-        "content": {"application/json": {"schema": schema, "example": example}},
-    }
-
-
 def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
-    ladder_ids = list(ladders)
-    ladder = _path_parameter(
-        "ladder", {"type": "string", "enum": ladder_ids}, "The ladder's id (GET /v1/ladders)"
-    )
+    ladder = ladder_parameter(ladders)
     found: dict[str, Any] = {
         "/v1/ladders": {
             "get": {
@@ -170,7 +112,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
                 "summary": f"Submit a finished {ladder_id} game ({name}): 201 the first time, "
                 "200 for an identical retry",
                 "tags": [ladder_id],
-                "requestBody": _json_body(
+                "requestBody": json_body(
                     game_body(entry.ruleset).schema(),
                     game_example(entry, preview=False),
                     GAME_RULES,
@@ -191,7 +133,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
                 "summary": f"What a {ladder_id} game would change (with optional overrides); "
                 "stores nothing",
                 "tags": [ladder_id],
-                "requestBody": _json_body(
+                "requestBody": json_body(
                     game_body(entry.ruleset, tuple(entry.versions)).schema(),
                     game_example(entry, preview=True),
                     GAME_RULES,
@@ -206,7 +148,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "/v1/ladders/{ladder}/games/{game_id}",
             "get_game",
             "A stored game's result, while retained",
-            [_path_parameter("game_id", ID_SCHEMA, "The game's id")],
+            [parameter("game_id", "path", ID, "The game's id")],
             "The stored result",
             ref("GameResult"),
             False,
@@ -215,7 +157,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "/v1/ladders/{ladder}/players/{player_id}",
             "get_player",
             "A player's rating and counters (a new player has the starting rating)",
-            [_path_parameter("player_id", ID_SCHEMA, "The player's id")],
+            [parameter("player_id", "path", ID, "The player's id")],
             "The player's state",
             ref("PlayerSummary"),
             False,
@@ -224,7 +166,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "/v1/ladders/{ladder}/players/{player_id}/history",
             "get_history",
             "A player's games and podium bonuses, newest first",
-            [_path_parameter("player_id", ID_SCHEMA, "The player's id")],
+            [parameter("player_id", "path", ID, "The player's id")],
             "One page of events",
             ref("History"),
             True,
@@ -242,21 +184,24 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "/v1/ladders/{ladder}/tournaments/{tournament_id}",
             "get_tournament",
             "A tournament's podium awards, once awarded",
-            [_path_parameter("tournament_id", ID_SCHEMA, "The tournament's id")],
+            [parameter("tournament_id", "path", ID, "The tournament's id")],
             "The awards",
             ref("Tournament"),
             False,
         ),
     ]
-    around = {
-        "name": "around",
-        "in": "query",
-        "required": False,
-        "schema": ID_SCHEMA,
-        "description": "A player's id: the page of `limit` entries with that player as near "
-        "the middle as the board allows (not with cursor; 404 not_ranked for a player without "
-        "ranked games)",
-    }
+    around = parameter(
+        "around",
+        "query",
+        ID,
+        "A player's id: the page of `limit` entries with that player as near the middle as the "
+        "board allows (not with cursor; 404 not_ranked for a player without ranked games)",
+    )
+    page = page_parameters(
+        MAX_PAGE,
+        f"Page size, 1 to {MAX_PAGE}",
+        "The next_cursor of the previous page, as it was answered",
+    )
     for path, operation_id, summary, parameters, answered, schema, paged in reads:
         if operation_id == "get_leaderboard":
             parameters = [*parameters, around]
@@ -264,7 +209,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "get": {
                 "operationId": operation_id,
                 "summary": summary,
-                "parameters": [ladder, *parameters, *(PAGE_PARAMETERS if paged else [])],
+                "parameters": [ladder, *parameters, *(page if paged else [])],
                 "responses": _responses({200: (answered, schema)}, 404),
             }
         }
@@ -272,13 +217,13 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
         "post": {
             "operationId": "link_identity",
             "summary": "Link an anonymous id to an account, once",
-            "requestBody": _json_body(ref("IdentityLink"), link_example(), LINK_RULES),
+            "requestBody": json_body(ref("IdentityLink"), link_example(), LINK_RULES),
             "responses": _responses(
                 {200: ("Linked (first time or repeated)", ref("LinkResult"))}, 409, 507
             ),
         }
     }
-    found.update(openapi_sanctions.sanction_paths(ladders, _responses, ref))
+    found.update(openapi_moderation.paths(ladders))
     return found
 
 
@@ -316,11 +261,11 @@ def document(
         },
         "servers": servers,
         "security": [{"apiKey": []}],
-        "paths": {**paths(ladders), **openapi_moderation.paths()},
+        "paths": paths(ladders),
         "components": {
             "schemas": {
                 **result_schemas(ladders),
-                **openapi_sanctions.sanction_schemas(),
+                **openapi_moderation.schemas(),
             },
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "name": "x-api-key", "in": "header"},

@@ -6,13 +6,13 @@ import random
 from datetime import timedelta
 
 import pytest
+from support.games import NOW
 
 from ratings.service.errors import RetryLater, WriteConflict
 from ratings.service.player import Player
 from ratings.service.ports import Storage
 from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import Retrier, RetryPolicy
-from support.games import NOW
 
 LADDER = "backgammon"
 
@@ -41,14 +41,18 @@ def test_a_record_met_again_comes_back_from_the_commit_and_nothing_is_stored(
 def test_an_attempt_writes_a_state_only_over_the_version_it_read(any_storage: Storage) -> None:
     uow = any_storage.unit_of_work(quiet_retrier())
     uow.commit_game(record("g-seed"), [Player(LADDER, "alice", 1500, version=1)], [])
-    attempts = uow.attempts("game")
-    with pytest.raises(ValueError, match="'alice' in 'backgammon' goes over version 1"):
+    stale = Player(LADDER, "alice", 1500, version=1)  # as an earlier attempt read her
+
+    def commit_unread() -> None:
+        attempts = uow.attempts("game")
         while True:
             with attempts:
                 uow.read_states(LADDER, ["bob"])  # alice is not read in this attempt
-                stale = Player(LADDER, "alice", 1500, version=1)  # as an earlier attempt read
                 uow.commit_game(record("g-2"), [stale.rated(1510)], [])
-                break
+                return
+
+    with pytest.raises(ValueError, match="'alice' in 'backgammon' goes over version 1"):
+        commit_unread()
     # Nothing was sent: the guard is the use case's bug, not a conflict to retry.
     assert uow.read_states(LADDER, ["alice"])["alice"].version == 1
 
@@ -76,11 +80,15 @@ def test_a_conflict_is_read_again_in_the_next_attempt(any_storage: Storage) -> N
 
 def test_attempts_end_in_retry_later_once_the_policy_is_spent(any_storage: Storage) -> None:
     uow = any_storage.unit_of_work(quiet_retrier(attempts=3))
-    made = 0
-    attempts = uow.attempts("podium")
-    with pytest.raises(RetryLater, match="the podium could not be stored after 3 attempts"):
+    made = []
+
+    def always_contended() -> None:
+        attempts = uow.attempts("podium")
         while True:
             with attempts:
-                made += 1
+                made.append(1)
                 raise WriteConflict("always")
-    assert made == 3
+
+    with pytest.raises(RetryLater, match="the podium could not be stored after 3 attempts"):
+        always_contended()
+    assert len(made) == 3

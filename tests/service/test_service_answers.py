@@ -8,8 +8,8 @@ import pytest
 from support.games import HOUR, NOW, game, podium, preview
 from support.sanctions import sanction
 
+from ratings.declare.answers import json_of
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.declared import json_of
 from ratings.service.facade import RatingService
 from ratings.service.moderation_results import RefundWindow
 from ratings.service.results import LadderKept, LinkResult

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from support.games import NOW, FixedClock
 
+from ratings.declare.kinds import NUMBER, Choice, Field, Integer, Object
 from ratings.rules import Game, InvalidInput, Ladder, PlayerChange, PlayerState, Rating
-from ratings.rules.fields import Choice, Explained, Field, Integer, Object
 from ratings.rules.model import expected_score, round_half_away
 from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
@@ -45,7 +45,7 @@ class Margin:
     )
     player_fields = (Field("handicap", HANDICAP, "What the player gave", {"stones": 0}),)
     state_overrides = ()
-    explain_fields = (Explained("expected", "E"), Explained("margin", "The multiplier"))
+    explain_fields = (Field("expected", NUMBER, "E"), Field("margin", NUMBER, "The multiplier"))
 
     def k_for(self, state: PlayerState) -> int:
         return self.k

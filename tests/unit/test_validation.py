@@ -353,14 +353,14 @@ def test_expected_score_of_unrepresentable_gaps() -> None:
 @pytest.mark.parametrize(("sent", "parsed"), [(3.0, 3), (0.0, 0), (7, 7)])
 def test_an_integer_field_takes_what_json_schema_calls_an_integer(sent: Any, parsed: int) -> None:
     # The OpenAPI document says "integer", and JSON Schema counts 3.0 as one (schemathesis sent it).
-    from ratings.rules.fields import Integer
+    from ratings.declare.kinds import Integer
 
     assert Integer(0, 10).parse(sent, "players[0].stats.bad_moves") == parsed
 
 
 @pytest.mark.parametrize("sent", [2.5, True, "3", float("inf"), 11.0])
 def test_an_integer_field_refuses_other_numbers(sent: Any) -> None:
-    from ratings.rules.fields import Integer
+    from ratings.declare.kinds import Integer
 
     with pytest.raises(InvalidInput, match=r"bad_moves must be an integer from 0 to 10"):
         Integer(0, 10).parse(sent, "bad_moves")

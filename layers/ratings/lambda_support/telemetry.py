@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from aws_lambda_powertools import Metrics, single_metric
 from aws_lambda_powertools.metrics import MetricUnit
 
-from ratings.rules.fields import ID_PATTERN
+from ratings.declare.kinds import ID_PATTERN
 from ratings.service.facade import RatingService
 from ratings.service.results import Submitted
 

@@ -1,14 +1,15 @@
 """The rating maths: three rulesets, exact to the integer, pure and standard library only.
 
 A ruleset (`Ruleset`) owns everything particular to it: its formula and parameters, its
-expected score, the fields it adds to a game and their checks (`rules.fields`), and what it
+expected score, the fields it adds to a game and their checks (declared with
+`ratings.declare.kinds`), and what it
 explains. `parse_game` checks a submitted body against a ruleset once, `ruleset.rate(game)`
 rates it; `unranked_reason` decides whether a game rates at all; `DEFAULT_LADDERS` maps
 ladder ids to their ruleset and podium bonuses.
 """
 
+from ratings.declare.kinds import InvalidInput
 from ratings.rules.classic import Classic
-from ratings.rules.errors import InvalidInput
 from ratings.rules.gammon42 import Gammon42, cube_coefficient
 from ratings.rules.ladders import DEFAULT_LADDERS, PODIUM_BONUSES, Ladder, ruleset_named
 from ratings.rules.model import (

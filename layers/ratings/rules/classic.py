@@ -5,7 +5,7 @@ Each player's change is K * (score - E) with their own K and E, rounded half awa
 
 from dataclasses import dataclass
 
-from ratings.rules.fields import Explained
+from ratings.declare.kinds import NUMBER, Field
 from ratings.rules.model import (
     EloCurve,
     Game,
@@ -28,10 +28,10 @@ ESTABLISHED_K = 16
 PROVISIONAL_GAMES = 30
 
 EXPLAIN_FIELDS = (
-    Explained("expected", "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
-    Explained("k", "The player's K: 32 for the first 30 ranked games, then 16"),
-    Explained("ranked_games", "The player's ranked games before this one"),
-    Explained("score", "1 for a win, 0.5 for a draw, 0 for a loss"),
+    Field("expected", NUMBER, "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Field("k", NUMBER, "The player's K: 32 for the first 30 ranked games, then 16"),
+    Field("ranked_games", NUMBER, "The player's ranked games before this one"),
+    Field("score", NUMBER, "1 for a win, 0.5 for a draw, 0 for a loss"),
 )
 
 

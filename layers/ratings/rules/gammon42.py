@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ratings.rules.fields import Choice, Explained, Field
+from ratings.declare.kinds import NUMBER, Choice, Field
 from ratings.rules.model import (
     EloCurve,
     Game,
@@ -67,10 +67,10 @@ GAME_FIELDS = (
 )
 
 EXPLAIN_FIELDS = (
-    Explained("expected", "The player's expected score, 1 / (1 + 10^((Ro - R) / divisor))"),
-    Explained("k", "The player's K: 32, or 16 with 50 or more recent ranked games (1.3.1)"),
-    Explained("recent_ranked_games", "Ranked games in the 7 days before the game, up to 50"),
-    Explained("coefficient", "The cube coefficient, 1 + log2(cube) / 6"),
+    Field("expected", NUMBER, "The player's expected score, 1 / (1 + 10^((Ro - R) / divisor))"),
+    Field("k", NUMBER, "The player's K: 32, or 16 with 50 or more recent ranked games (1.3.1)"),
+    Field("recent_ranked_games", NUMBER, "Ranked games in the 7 days before the game, up to 50"),
+    Field("coefficient", NUMBER, "The cube coefficient, 1 + log2(cube) / 6"),
 )
 
 

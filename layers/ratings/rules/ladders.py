@@ -4,9 +4,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ratings.declare.kinds import InvalidInput
 from ratings.rules import classic, gammon42, sedma
 from ratings.rules.classic import Classic
-from ratings.rules.errors import InvalidInput
 from ratings.rules.gammon42 import Gammon42
 from ratings.rules.ruleset import Ruleset
 from ratings.rules.sedma import Sedma

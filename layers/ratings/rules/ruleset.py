@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Protocol
 
-from ratings.rules.fields import Explained, Field
+from ratings.declare.kinds import Field
 from ratings.rules.model import Game, PlayerState, Rating
 
 
@@ -66,8 +66,8 @@ class Ruleset(Protocol):
         ...
 
     @property
-    def explain_fields(self) -> tuple[Explained, ...]:
-        """What `PlayerChange.explain` holds for each rated player."""
+    def explain_fields(self) -> tuple[Field, ...]:
+        """What `PlayerChange.explain` holds for each rated player (as an answer shows it)."""
         ...
 
     def expected_score(self, rating: int, opponent_rating: int) -> float:

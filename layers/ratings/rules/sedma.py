@@ -8,7 +8,7 @@ float32 here; the expected scores and the new rating are double precision, and t
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from ratings.rules.fields import Explained, Field, Integer, Object
+from ratings.declare.kinds import NUMBER, Field, Integer, Object
 from ratings.rules.model import (
     EloCurve,
     Game,
@@ -82,11 +82,11 @@ PLAYER_FIELDS = (
 )
 
 EXPLAIN_FIELDS = (
-    Explained("expected", "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
-    Explained("k", "The player's K by rating band: 40 below 1200, 32, 24, 16 from 2200"),
-    Explained("score", "The shaped score: base (1 or 0) + bonus - malus, within 0..1"),
-    Explained("bonus", "The round bonus (float32)"),
-    Explained("malus", "The bad-move penalty (float32)"),
+    Field("expected", NUMBER, "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Field("k", NUMBER, "The player's K by rating band: 40 below 1200, 32, 24, 16 from 2200"),
+    Field("score", NUMBER, "The shaped score: base (1 or 0) + bonus - malus, within 0..1"),
+    Field("bonus", NUMBER, "The round bonus (float32)"),
+    Field("malus", NUMBER, "The bad-move penalty (float32)"),
 )
 
 

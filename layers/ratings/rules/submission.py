@@ -15,14 +15,14 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ratings.rules.errors import InvalidInput
-from ratings.rules.fields import (
+from ratings.declare.kinds import (
     ID,
     REQUIRED,
     Choice,
     Field,
     Flag,
     Integer,
+    InvalidInput,
     ListOf,
     Object,
     Text,

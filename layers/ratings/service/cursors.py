@@ -11,7 +11,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ratings.rules.fields import ID_PATTERN
+from ratings.declare.kinds import ID_PATTERN
 from ratings.service.errors import InvalidCursor
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 

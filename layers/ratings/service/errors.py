@@ -6,8 +6,8 @@ are re-exported here so callers need one import. The storage ports' errors are h
 case retries them, and those left over are transient for the caller.
 """
 
+from ratings.declare.kinds import InvalidInput
 from ratings.errors import RETRY_LATER_MESSAGE, Disposition, ServiceError
-from ratings.rules.errors import InvalidInput
 
 
 class InvalidCursor(InvalidInput):

@@ -1,44 +1,47 @@
-"""A game's result, declared once (see `service.declared`): both players before and after,
+"""A game's result, declared once (see `ratings.declare.answers`): both players before and after,
 what produced each change, and the ruleset's own fields as they were rated. The service
 answers and stores it; the CLI's replay and simulate write it too.
 """
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from types import MappingProxyType
 from typing import Annotated, Any, NamedTuple
 
-from ratings.rules import MODES, GameInput, PlayerChange, PlayerState, Rating, Ruleset
-from ratings.rules.fields import ID, Field
-from ratings.rules.ladders import RULESET_VERSIONS
-from ratings.service.declared import (
-    ABSENT,
-    IDENTIFIER,
-    NO_PROPERTIES,
-    UNRANKED_REASON,
-    Absent,
+from ratings.declare.answers import (
     Doc,
-    Json,
     JsonObject,
     Only,
     Ruled,
-    Schema,
     SchemaContext,
     Spread,
-    nullable,
-    ref,
     ruleset_of,
 )
+from ratings.declare.kinds import ABSENT, ID, Absent, Field, Json, Object, Schema, nullable, ref
+from ratings.rules import (
+    MODES,
+    UNRANKED_REASONS,
+    GameInput,
+    PlayerChange,
+    PlayerState,
+    Rating,
+    Ruleset,
+)
+from ratings.rules.ladders import RULESET_VERSIONS
 
 #: Digits kept of the formula's fractional inputs in answers (expected score, coefficient...).
 EXPLAIN_DIGITS = 4
+UNRANKED_REASON = Json({"enum": [*UNRANKED_REASONS, None]}, covers_null=True)
+#: An empty mapping of spread properties (a ruleset without fields of its own).
+NO_PROPERTIES: Mapping[str, Any] = MappingProxyType({})
 
 
-def _own_fields(which: str) -> Callable[[SchemaContext], dict[str, Schema]]:
+def _own_fields(which: str) -> Callable[[SchemaContext], tuple[Field, ...]]:
     """The ruleset's own fields (`game_fields` or `player_fields`) as a result shows them."""
 
-    def answered(context: SchemaContext) -> dict[str, Schema]:
+    def answered(context: SchemaContext) -> tuple[Field, ...]:
         fields: tuple[Field, ...] = getattr(ruleset_of(context), which)
-        return {entry.name: entry.answered_schema() for entry in fields}
+        return tuple(entry.answered() for entry in fields)
 
     return answered
 
@@ -73,12 +76,10 @@ class RatingOutcome(NamedTuple):
 class PlayerResult(NamedTuple):
     """One player's side of a game's result."""
 
-    id: Annotated[str, IDENTIFIER, Doc("The player's id (the account, once linked)")]
+    id: Annotated[str, ID, Doc("The player's id (the account, once linked)")]
     outcome: Annotated[RatingOutcome, Spread()]
     bot: bool
-    submitted_id: Annotated[str | Absent, IDENTIFIER, Doc("The id sent, when it is linked")] = (
-        ABSENT
-    )
+    submitted_id: Annotated[str | Absent, ID, Doc("The id sent, when it is linked")] = ABSENT
     #: The ruleset's own player fields, as rated.
     options: Annotated[Mapping[str, Any], Spread(_own_fields("player_fields"))] = NO_PROPERTIES
 
@@ -103,7 +104,7 @@ class GameResult(NamedTuple):
             covers_null=True,
         ),
     ]
-    ladder: Annotated[str, IDENTIFIER]
+    ladder: Annotated[str, ID]
     played_at: datetime
     ruleset: Annotated[str, Ruled(lambda context: {"const": ruleset_of(context).name})]
     ruleset_version: Annotated[str, Ruled(_versions)]
@@ -162,16 +163,5 @@ class GameResult(NamedTuple):
 
 def explain_schema(ruleset: Ruleset) -> Schema:
     """The `explain` object of a rated player under `ruleset`, from its declared fields."""
-    return {
-        "type": "object",
-        "properties": {
-            entry.name: {
-                "type": "number" if entry.number else "string",
-                "description": entry.description,
-            }
-            for entry in ruleset.explain_fields
-        },
-        "required": [entry.name for entry in ruleset.explain_fields],
-        "additionalProperties": False,
-        "description": f"The formula's inputs under {ruleset.name} (null when unranked)",
-    }
+    described = f"The formula's inputs under {ruleset.name} (null when unranked)"
+    return Object(ruleset.explain_fields, description=described).schema()

@@ -1,8 +1,8 @@
 """The answers of the moderation routes, declared once as typed values (annotated as
-`service.declared` describes): a sanction with its refunds, a refund's history event, an
+`ratings.declare.answers` describes): a sanction with its refunds, a refund's history event, an
 erasure's status, and the summary the moderation worker logs of a job's run. The OpenAPI
 document's schemas of the first three are generated from `COMPONENTS` and `DESCRIPTIONS`
-(`ratings_local.result_schemas`), beside those of `service.results`.
+(`ratings_local.openapi`), beside those of `service.results`.
 
 They are apart from `service.results` because they are made of the moderation records
 (`service.sanction_records`, `service.stored`'s jobs), which are themselves made of answers
@@ -13,16 +13,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, NamedTuple
 
+from ratings.declare.answers import POSITIVE, Doc, Key
+from ratings.declare.kinds import ABSENT, ID, Absent, Integer, Json
 from ratings.rules.refunds import WITHHELD_REASONS
-from ratings.service.declared import (
-    ABSENT,
-    IDENTIFIER,
-    POSITIVE,
-    Absent,
-    Doc,
-    Json,
-    Key,
-)
 from ratings.service.sanction_records import (
     REFUND_EVENT,
     RefundDecision,
@@ -36,7 +29,7 @@ if TYPE_CHECKING:
 
 #: Where a background job stands (a sanction's refunds, an erasure).
 JOB_STATUS = Json({"enum": [PENDING, DONE]})
-COUNT = Json({"type": "integer", "minimum": 0})
+COUNT = Integer(0)
 
 
 # A sanction ---------------------------------------------------------------------------------
@@ -50,8 +43,8 @@ class RefundWindow(NamedTuple):
 class Refund(NamedTuple):
     """A refund paid to a victim of the sanctioned player, for one game."""
 
-    player_id: Annotated[str, IDENTIFIER]
-    game_id: Annotated[str, IDENTIFIER]
+    player_id: Annotated[str, ID]
+    game_id: Annotated[str, ID]
     delta: Annotated[int, POSITIVE]
     played_at: datetime
     at: datetime
@@ -75,7 +68,7 @@ class Refund(NamedTuple):
 class Withheld(NamedTuple):
     """A loss to the sanctioned player that is not refunded, and why."""
 
-    game_id: Annotated[str, IDENTIFIER]
+    game_id: Annotated[str, ID]
     played_at: datetime
     reason: Annotated[str, Json({"enum": list(WITHHELD_REASONS)})]
 
@@ -97,11 +90,11 @@ class SanctionResult(NamedTuple):
     what its decisions add up to, and one page of those decisions by game id (refunds paid,
     and the games whose refund is withheld), with the cursor of the next page."""
 
-    sanction_id: Annotated[str, IDENTIFIER]
-    ladder: Annotated[str, IDENTIFIER]
+    sanction_id: Annotated[str, ID]
+    ladder: Annotated[str, ID]
     player_id: Annotated[
         str,
-        IDENTIFIER,
+        ID,
         Doc("The sanctioned player (an account when the id sent is an anonymous id linked to it)"),
     ]
     reason: str | None
@@ -120,9 +113,7 @@ class SanctionResult(NamedTuple):
         str | None,
         Doc("GET the sanction with it as `cursor` for the next page of decisions (null: none)"),
     ]
-    submitted_id: Annotated[str | Absent, IDENTIFIER, Doc("The id sent, when it is linked")] = (
-        ABSENT
-    )
+    submitted_id: Annotated[str | Absent, ID, Doc("The id sent, when it is linked")] = ABSENT
 
     @classmethod
     def of(
@@ -157,8 +148,8 @@ class RefundEvent(NamedTuple):
     """The victim's history event of a refund (stored as its JSON)."""
 
     type: Annotated[str, Json({"const": REFUND_EVENT})]
-    sanction_id: Annotated[str, IDENTIFIER]
-    game_id: Annotated[str, IDENTIFIER]
+    sanction_id: Annotated[str, ID]
+    game_id: Annotated[str, ID]
     at: datetime
     delta: Annotated[int, POSITIVE]
     rating_after: int
@@ -182,7 +173,7 @@ class RefundEvent(NamedTuple):
 class ErasureResult(NamedTuple):
     """What both erasure routes answer: where the erasure of `player_id` stands."""
 
-    player_id: Annotated[str, IDENTIFIER]
+    player_id: Annotated[str, ID]
     status: Annotated[str, JOB_STATUS]
     requested_at: Annotated[datetime, Doc("When the erasure was (last) requested")]
     completed_at: Annotated[datetime | Absent, Doc("When it was done (only once done)")] = ABSENT

@@ -1,15 +1,15 @@
-"""The bodies of the non-game writes, podiums and identity links, declared once with the rules'
-field vocabulary: `parse_podium` and `parse_link` check with these declarations, and the
-OpenAPI document is generated from them. A game's body belongs to its ruleset
-(`ratings.rules.submission`).
+"""The bodies of the non-game writes (podiums, identity links, sanctions), declared once with
+`ratings.declare.kinds`: `parse_podium`, `parse_link` and `parse_sanction` check with these
+declarations, and the OpenAPI document is generated from them. A game's body belongs to its
+ruleset (`ratings.rules.submission`).
 """
 
 from datetime import datetime
 from functools import cache
 from typing import Any, NamedTuple
 
+from ratings.declare.kinds import ID, Field, Flag, Integer, ListOf, Object, Text, Timestamp
 from ratings.rules import InvalidInput
-from ratings.rules.fields import ID, Field, Flag, Integer, ListOf, Object, Text, Timestamp
 from ratings.rules.submission import check_future, fingerprint
 
 __all__ = [

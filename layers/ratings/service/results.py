@@ -1,32 +1,21 @@
 """Every answer of the service but a game's result (`service.game_result`) and the moderation
-answers (`service.moderation_results`), declared once as a typed value (see `service.declared`
-for the annotations): what the use cases return, what the HTTP API, the queues' consumers and
-the CLI write, and what the OpenAPI document's result schemas are generated from
-(`COMPONENTS`, `RULESET_COMPONENTS`). A use case returns an answer's JSON (`json_of`); a stored
-result is returned as it was stored.
+answers (`service.moderation_results`), declared once as a typed value (see
+`ratings.declare.answers` for the annotations): what the use cases return, what the HTTP API,
+the queues' consumers and the CLI write, and what the OpenAPI document's result schemas are
+generated from (`COMPONENTS`, `RULESET_COMPONENTS`). A use case returns an answer's JSON
+(`json_of`); a stored result is returned as it was stored.
 """
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any, NamedTuple
 
+from ratings.declare.answers import PLACE, POSITIVE, Doc, Ruled, rulesets_of
+from ratings.declare.answers import JsonObject as JsonObject
+from ratings.declare.answers import json_of as json_of
+from ratings.declare.kinds import ABSENT, ID, Absent, Json, ref
 from ratings.rules import Ladder
-from ratings.service.declared import (
-    ABSENT,
-    IDENTIFIER,
-    PLACE,
-    POSITIVE,
-    UNRANKED_REASON,
-    Absent,
-    Doc,
-    Json,
-    Ruled,
-    ref,
-    rulesets_of,
-)
-from ratings.service.declared import JsonObject as JsonObject
-from ratings.service.declared import json_of as json_of
-from ratings.service.game_result import GameResult
+from ratings.service.game_result import UNRANKED_REASON, GameResult
 
 #: The types of history event (as their JSON's `type` says).
 GAME_EVENT = "game"
@@ -51,7 +40,7 @@ class ErrorBody(NamedTuple):
 
 
 class LadderDescription(NamedTuple):
-    id: Annotated[str, IDENTIFIER]
+    id: Annotated[str, ID]
     ruleset: Annotated[str, Ruled(lambda context: {"enum": sorted(rulesets_of(context))})]
     version: str
     starting_rating: int
@@ -103,8 +92,8 @@ class Standing(NamedTuple):
 
 
 class PlayerSummary(NamedTuple):
-    player_id: Annotated[str, IDENTIFIER]
-    ladder: Annotated[str, IDENTIFIER]
+    player_id: Annotated[str, ID]
+    ladder: Annotated[str, ID]
     rating: int
     ranked_games: int
     recent_ranked_games: int
@@ -127,9 +116,9 @@ class GameEvent(NamedTuple):
     """The history event of one player of a stored game."""
 
     type: Annotated[str, Json({"const": "game"})]
-    game_id: Annotated[str, IDENTIFIER]
+    game_id: Annotated[str, ID]
     at: datetime
-    opponent: Annotated[str, IDENTIFIER]
+    opponent: Annotated[str, ID]
     ranked: bool
     unranked_reason: Annotated[str | None, UNRANKED_REASON]
     delta: int
@@ -168,7 +157,7 @@ class PodiumBonusEvent(NamedTuple):
     """The history event of a podium bonus."""
 
     type: Annotated[str, Json({"const": "podium_bonus"})]
-    tournament_id: Annotated[str, IDENTIFIER]
+    tournament_id: Annotated[str, ID]
     place: Annotated[int, PLACE]
     at: datetime
     delta: int
@@ -176,8 +165,8 @@ class PodiumBonusEvent(NamedTuple):
 
 
 class History(NamedTuple):
-    player_id: Annotated[str, IDENTIFIER]
-    ladder: Annotated[str, IDENTIFIER]
+    player_id: Annotated[str, ID]
+    ladder: Annotated[str, ID]
     #: The stored events, each the JSON of a GameEvent, a PodiumBonusEvent or a RefundEvent
     #: (`ratings.service.moderation_results`).
     events: Annotated[
@@ -197,7 +186,7 @@ class History(NamedTuple):
 
 class LeaderboardEntry(NamedTuple):
     rank: Annotated[int | None, POSITIVE]
-    player_id: Annotated[str, IDENTIFIER]
+    player_id: Annotated[str, ID]
     rating: int
     ranked_games: int
 
@@ -205,10 +194,10 @@ class LeaderboardEntry(NamedTuple):
 class Leaderboard(NamedTuple):
     """A page of the leaderboard; a page around a player also says whom, and how exact."""
 
-    ladder: Annotated[str, IDENTIFIER]
+    ladder: Annotated[str, ID]
     entries: list[LeaderboardEntry]
     next_cursor: str | None
-    around: Annotated[str | Absent, IDENTIFIER] = ABSENT
+    around: Annotated[str | Absent, ID] = ABSENT
     exact: bool | Absent = ABSENT
     as_of: datetime | Absent | None = ABSENT
 
@@ -218,15 +207,15 @@ class Leaderboard(NamedTuple):
 
 class Award(NamedTuple):
     place: Annotated[int, PLACE]
-    player_id: Annotated[str, IDENTIFIER]
+    player_id: Annotated[str, ID]
     delta: int
     rating_after: int
-    submitted_id: Annotated[str | Absent, IDENTIFIER] = ABSENT
+    submitted_id: Annotated[str | Absent, ID] = ABSENT
 
 
 class Tournament(NamedTuple):
-    tournament_id: Annotated[str, IDENTIFIER]
-    ladder: Annotated[str, IDENTIFIER]
+    tournament_id: Annotated[str, ID]
+    ladder: Annotated[str, ID]
     status: Annotated[str, Json({"const": "awarded"})]
     public: bool
     finished_at: datetime
@@ -234,13 +223,13 @@ class Tournament(NamedTuple):
 
 
 class LadderKept(NamedTuple):
-    ladder: Annotated[str, IDENTIFIER]
+    ladder: Annotated[str, ID]
     kept: Annotated[str, Json({"enum": ["anonymous", "account"]})]
 
 
 class LinkResult(NamedTuple):
-    anonymous_id: Annotated[str, IDENTIFIER]
-    account_id: Annotated[str, IDENTIFIER]
+    anonymous_id: Annotated[str, ID]
+    account_id: Annotated[str, ID]
     ladders: list[LadderKept]
 
 

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Annotated, NamedTuple
 
+from ratings.declare.answers import Key
 from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
-from ratings.service.declared import Key
 from ratings.service.player import Player
 from ratings.service.results import GAME_EVENT as GAME_EVENT
 from ratings.service.results import PODIUM_EVENT as PODIUM_EVENT

@@ -1,8 +1,8 @@
 """Award a podium: pay a public tournament's podium bonuses once per tournament id."""
 
+from ratings.declare.kinds import ABSENT
 from ratings.rules import InvalidInput, Ladder
 from ratings.service.context import Context
-from ratings.service.declared import ABSENT
 from ratings.service.errors import TournamentConflict
 from ratings.service.player import Player
 from ratings.service.requests import PodiumInput, parse_podium

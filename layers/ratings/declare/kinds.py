@@ -1,34 +1,47 @@
-"""Declared input fields: each one parses what a caller sent and describes itself as JSON Schema.
-
-A ruleset declares its own fields with these (gammon42's cube, sedma's statistics); the
-request bodies are put together from the same declarations, so what the service checks and
-what the OpenAPI document shows come from one place. A refused value raises InvalidInput
-naming the field the way the caller wrote it (``players[1].stats.bad_moves``) and saying what
-is allowed.
+"""What a declared value may be (its kind), the fields of an object, and the error of a refused
+value. A kind parses what a caller sent (`parse`: the checked value, or InvalidInput naming
+`where`), says what is allowed in words (`rule`, the end of an error message) and describes
+itself as JSON Schema (`schema`). Answers are declared with the same kinds
+(`ratings.declare.answers`); a bound left out (`Integer()`, `Text()`) is in no schema either.
 """
 
 import copy
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any, NamedTuple, Protocol
 
-from ratings.rules.errors import InvalidInput
+from ratings.errors import Disposition, ServiceError
 
 Schema = dict[str, Any]
+
+
+class InvalidInput(ServiceError, ValueError):
+    """A body, game, state or parameter the declarations or the rules refuse.
+
+    `field` names the offending input the way a caller wrote it (``cube``,
+    ``players[1].stats.bad_moves``); the message says what was wrong and what is allowed.
+    Like every error the service can end in, it carries its stable `code` and what it means
+    for the caller (`disposition`: refused, sending it again never helps); the error taxonomy
+    (`ratings.errors`) names the dispositions.
+    """
+
+    code = "invalid_request"
+    disposition = Disposition.REFUSED
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class Kind(Protocol):
     """What a field's value may be."""
 
     @property
-    def rule(self) -> str:
-        """What is allowed, in words (the end of an error message)."""
-        ...
+    def rule(self) -> str: ...
 
-    def parse(self, value: object, where: str) -> Any:
-        """The checked value, or InvalidInput naming `where`."""
-        ...
+    def parse(self, value: object, where: str) -> Any: ...
 
     def schema(self) -> Schema: ...
 
@@ -38,27 +51,60 @@ class _Required:
         return "REQUIRED"
 
 
-#: The default of a field that must be sent.
+#: The default of a field that must be sent (in an answer: that is always written).
 REQUIRED: Any = _Required()
 
 
+class Absent(Enum):
+    """The type of `ABSENT`: an answer's field left out of its JSON (not the same as a null)."""
+
+    ABSENT = "absent"
+
+
+ABSENT = Absent.ABSENT
+
+
+def nullable(schema: Schema) -> Schema:
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def ref(name: str) -> Schema:
+    """A reference to a schema of the OpenAPI document's components."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _as_integer(value: object) -> object:
+    # JSON Schema's integer, which the document promises: 2.0 is 2.
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+def _within(size: int, low: int | None, high: int | None) -> bool:
+    return (low is None or size >= low) and (high is None or size <= high)
+
+
+def _bounded(schema: Schema, **bounds: int | None) -> Schema:
+    return {**schema, **{key: bound for key, bound in bounds.items() if bound is not None}}
+
+
 class Integer(NamedTuple):
-    minimum: int
-    maximum: int
+    minimum: int | None = None
+    maximum: int | None = None
 
     @property
     def rule(self) -> str:
-        return f"an integer from {self.minimum} to {self.maximum}"
+        low, high = self.minimum, self.maximum
+        if low is not None and high is not None:
+            return f"an integer from {low} to {high}"
+        return "an integer" + (f" of at least {low}" if low is not None else "")
 
     def parse(self, value: object, where: str) -> int:
-        if type(value) is float and value.is_integer():
-            value = int(value)  # JSON Schema's integer, which the document promises: 2.0 is 2
-        if type(value) is not int or not self.minimum <= value <= self.maximum:
+        value = _as_integer(value)
+        if type(value) is not int or not _within(value, self.minimum, self.maximum):
             raise InvalidInput(where, f"{where} must be {self.rule}")
         return value
 
     def schema(self) -> Schema:
-        return {"type": "integer", "minimum": self.minimum, "maximum": self.maximum}
+        return _bounded({"type": "integer"}, minimum=self.minimum, maximum=self.maximum)
 
 
 class Choice(NamedTuple):
@@ -71,9 +117,7 @@ class Choice(NamedTuple):
         return "one of " + ", ".join(str(value) for value in self.values)
 
     def parse(self, value: object, where: str) -> str | int:
-        compared = value
-        if type(value) is float and value.is_integer():
-            compared = int(value)  # JSON Schema's integer, which the document promises: 2.0 is 2
+        compared = _as_integer(value)
         for allowed in self.values:
             if type(compared) is type(allowed) and compared == allowed:
                 return allowed
@@ -99,7 +143,7 @@ class Flag(NamedTuple):
 
 
 class Text(NamedTuple):
-    max_length: int
+    max_length: int | None = None
     #: The whole value must match, when given.
     pattern: re.Pattern[str] | None = None
     #: The allowed values in words, when there is a pattern.
@@ -107,19 +151,21 @@ class Text(NamedTuple):
 
     @property
     def rule(self) -> str:
-        return f"a string of {self.described or f'at most {self.max_length} characters'}"
+        if self.described or self.max_length is not None:
+            return f"a string of {self.described or f'at most {self.max_length} characters'}"
+        return "a string"
 
     def parse(self, value: object, where: str) -> str:
         if (
             not isinstance(value, str)
-            or len(value) > self.max_length
+            or not _within(len(value), None, self.max_length)
             or (self.pattern is not None and not self.pattern.fullmatch(value))
         ):
             raise InvalidInput(where, f"{where} must be {self.rule}")
         return value
 
     def schema(self) -> Schema:
-        schema: Schema = {"type": "string", "maxLength": self.max_length}
+        schema = _bounded({"type": "string"}, maxLength=self.max_length)
         if self.pattern is not None:
             schema["pattern"] = f"^{self.pattern.pattern}$"
             schema["minLength"] = 1
@@ -127,14 +173,17 @@ class Text(NamedTuple):
 
 
 class Timestamp(NamedTuple):
-    """An RFC 3339 date and time with an offset, as an aware UTC datetime to the millisecond."""
+    """An RFC 3339 date and time with an offset, as an aware UTC datetime to the millisecond
+    (an answer writes it as `ratings.timestamps.format_utc_millis` does: no bound needed)."""
+
+    max_length: int | None = 64
 
     @property
     def rule(self) -> str:
         return "an RFC 3339 timestamp with an offset, like 2026-11-29T12:00:00Z"
 
     def parse(self, value: object, where: str) -> datetime:
-        if not isinstance(value, str) or len(value) > 64:
+        if not isinstance(value, str) or len(value) > (self.max_length or 64):
             raise InvalidInput(where, f"{where} must be {self.rule}")
         text = value.strip()
         try:
@@ -153,7 +202,29 @@ class Timestamp(NamedTuple):
         return utc.replace(microsecond=parsed.microsecond // 1000 * 1000)
 
     def schema(self) -> Schema:
-        return {"type": "string", "format": "date-time", "maxLength": 64}
+        return _bounded({"type": "string", "format": "date-time"}, maxLength=self.max_length)
+
+
+class Json(NamedTuple):
+    """An answer's value whose schema is given as it is (a constant, an enum, references);
+    `covers_null` when it allows null itself. Answers only: nothing is parsed with it."""
+
+    given: Schema
+    covers_null: bool = False
+
+    @property
+    def rule(self) -> str:
+        return "what the schema allows"
+
+    def parse(self, value: object, where: str) -> Any:
+        raise TypeError(f"{where}: a Json kind declares an answer's value, not a request's")
+
+    def schema(self) -> Schema:
+        return copy.deepcopy(self.given)
+
+
+#: Any number (an answer's expected score, a coefficient).
+NUMBER = Json({"type": "number"})
 
 
 class Field(NamedTuple):
@@ -162,7 +233,8 @@ class Field(NamedTuple):
     name: str
     kind: Kind
     description: str = ""
-    #: The value when the field is absent; REQUIRED when it must be sent.
+    #: The value when the field is absent; REQUIRED when it must be sent (ABSENT: an answer's
+    #: field that may be left out).
     default: Any = REQUIRED
     #: Whether an explicit null is accepted (it then stands for the default's meaning).
     nullable: bool = False
@@ -183,25 +255,21 @@ class Field(NamedTuple):
     def schema(self) -> Schema:
         schema = self.kind.schema()
         if self.nullable:
-            schema = {"anyOf": [schema, {"type": "null"}]}
+            schema = nullable(schema)
         if self.description:
             schema["description"] = self.description
-        if not self.required and self.default is not None:
+        if self.default is not REQUIRED and self.default is not None and self.default is not ABSENT:
             schema["default"] = self.default
         if self.example is not None:
             schema["example"] = self.example
         return schema
 
-    def answered_schema(self) -> Schema:
-        """The field as a result shows it: always present, its default when not sent."""
-        schema = self.schema()
-        for key in ("default", "example"):
-            schema.pop(key, None)
-        if isinstance(self.kind, Object):
-            nested = self.kind.schema()
-            nested["required"] = [entry.name for entry in self.kind.fields]
-            schema = nested if not self.nullable else {"anyOf": [nested, {"type": "null"}]}
-        return schema
+    def answered(self) -> "Field":
+        """The field as a result shows it: always there, its default when it was not sent."""
+        kind = self.kind
+        if isinstance(kind, Object):
+            kind = kind._replace(fields=tuple(entry.answered() for entry in kind.fields))
+        return self._replace(kind=kind, default=REQUIRED, example=None)
 
 
 class Object(NamedTuple):
@@ -213,6 +281,7 @@ class Object(NamedTuple):
     #: Turns the parsed values into the value a caller of `parse` gets (a record type...).
     build: Callable[..., Any] | None = None
     title: str = ""
+    description: str = ""
 
     @property
     def rule(self) -> str:
@@ -241,24 +310,29 @@ class Object(NamedTuple):
                 parsed[entry.name] = copy.deepcopy(entry.default)
         return self.build(**parsed) if self.build is not None else parsed
 
+    def example(self) -> dict[str, Any]:
+        """A body of the fields' declared examples."""
+        return {entry.name: entry.example for entry in self.fields if entry.example is not None}
+
     def schema(self) -> Schema:
         schema: Schema = {
             "type": "object",
             "properties": {entry.name: entry.schema() for entry in self.fields},
-            "additionalProperties": False,
         }
         required = [entry.name for entry in self.fields if entry.required]
         if required:
             schema["required"] = required
-        if self.title:
-            schema["title"] = self.title
+        schema["additionalProperties"] = False
+        for key, text in (("title", self.title), ("description", self.description)):
+            if text:
+                schema[key] = text
         return schema
 
 
 class ListOf(NamedTuple):
     item: Kind
-    min_items: int
-    max_items: int
+    min_items: int | None = None
+    max_items: int | None = None
     described: str = ""
 
     @property
@@ -266,17 +340,13 @@ class ListOf(NamedTuple):
         return self.described or f"a list of {self.min_items} to {self.max_items} items"
 
     def parse(self, value: object, where: str) -> list[Any]:
-        if not isinstance(value, list) or not self.min_items <= len(value) <= self.max_items:
+        if not isinstance(value, list) or not _within(len(value), self.min_items, self.max_items):
             raise InvalidInput(where, f"{where} must be {self.rule}")
         return [self.item.parse(entry, f"{where}[{index}]") for index, entry in enumerate(value)]
 
     def schema(self) -> Schema:
-        return {
-            "type": "array",
-            "items": self.item.schema(),
-            "minItems": self.min_items,
-            "maxItems": self.max_items,
-        }
+        items = {"type": "array", "items": self.item.schema()}
+        return _bounded(items, minItems=self.min_items, maxItems=self.max_items)
 
 
 def _shown(value: object) -> str:
@@ -287,11 +357,3 @@ def _shown(value: object) -> str:
 #: Game, player, tournament and ladder ids: 1-128 characters of this alphabet.
 ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 ID = Text(128, ID_PATTERN, "1-128 characters of A-Z a-z 0-9 . _ : -")
-
-
-class Explained(NamedTuple):
-    """One value of a rated player's `explain`: its name and what it is."""
-
-    name: str
-    description: str
-    number: bool = True
