@@ -45,8 +45,8 @@ from ratings.service.errors import (
     TournamentConflict,
 )
 from ratings.service.facade import RatingService
+from ratings.service.game_result import Submitted
 from ratings.service.ports import Storage
-from ratings.service.results import Submitted
 from ratings.service.stored import PlayerEvent, StoredGame
 from ratings.service.unit_of_work import RetryPolicy
 from ratings.storage.dynamodb import DynamoStorage, game_key, leaderboard_shard, player_key

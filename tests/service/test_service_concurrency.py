@@ -15,7 +15,7 @@ from ratings.service.errors import (
     WriteConflict,
 )
 from ratings.service.facade import RatingService
-from ratings.service.results import Submitted
+from ratings.service.game_result import Submitted
 from ratings.service.unit_of_work import Retrier, RetryPolicy
 from ratings.storage.memory import InMemoryStorage
 

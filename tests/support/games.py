@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any
 
 from ratings.service.facade import RatingService
-from ratings.service.results import Submitted
+from ratings.service.game_result import Submitted
 
 #: The fixed "now" every test on a FixedClock starts at.
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     )
 
     from ratings.service.facade import RatingService
-    from ratings.service.results import Submitted
+    from ratings.service.game_result import Submitted
 
 #: Longest wait of one receive while draining: long polling asks every server, so an empty
 #: answer means the queue is drained (for now).

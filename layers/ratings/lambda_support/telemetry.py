@@ -16,7 +16,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from ratings.declare.kinds import ID_PATTERN
 from ratings.service.facade import RatingService
-from ratings.service.results import Submitted
+from ratings.service.game_result import Submitted
 
 GAMES_RATED = "GamesRated"
 GAMES_UNRANKED = "GamesUnranked"

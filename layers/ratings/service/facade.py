@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 from ratings.rules import Ladder
 from ratings.service.context import Clock, Context, Settings, utc_now
+from ratings.service.game_result import Submitted
 from ratings.service.ports import JobQueue, Storage
 from ratings.service.ranking import Ranking
-from ratings.service.results import JsonObject, LadderList, Submitted, json_of
+from ratings.service.results import JsonObject, LadderList, json_of
 from ratings.service.unit_of_work import Retrier, UnitOfWork
 from ratings.service.usecases.award_podium import award_podium
 from ratings.service.usecases.link_identity import link_identity

@@ -16,6 +16,7 @@ from ratings.declare.answers import (
     SchemaContext,
     Spread,
     ruleset_of,
+    rulesets_of,
 )
 from ratings.declare.kinds import ABSENT, ID, Absent, Field, Json, Object, Schema, nullable, ref
 from ratings.rules import (
@@ -165,3 +166,58 @@ def explain_schema(ruleset: Ruleset) -> Schema:
     """The `explain` object of a rated player under `ruleset`, from its declared fields."""
     described = f"The formula's inputs under {ruleset.name} (null when unranked)"
     return Object(ruleset.explain_fields, description=described).schema()
+
+
+#: The type of a game's history event (as its JSON's `type` says).
+GAME_EVENT = "game"
+
+
+class GameEvent(NamedTuple):
+    """The history event of one player of a stored game."""
+
+    type: Annotated[str, Json({"const": "game"})]
+    game_id: Annotated[str, ID]
+    at: datetime
+    opponent: Annotated[str, ID]
+    ranked: bool
+    unranked_reason: Annotated[str | None, UNRANKED_REASON]
+    delta: int
+    rating_after: int
+    explain: Annotated[
+        Mapping[str, Any] | None,
+        Ruled(
+            lambda context: {
+                "anyOf": [
+                    {"type": "null"},
+                    *(ref(f"explain.{name}") for name in rulesets_of(context)),
+                ]
+            },
+            covers_null=True,
+        ),
+    ]
+
+    @classmethod
+    def of(cls, result: GameResult, index: int, opponent: str) -> "GameEvent":
+        outcome = result.players[index].outcome
+        assert result.game_id is not None  # only a stored game has history
+        return cls(
+            GAME_EVENT,
+            result.game_id,
+            result.played_at,
+            opponent,
+            result.ranked,
+            result.unranked_reason,
+            outcome.delta,
+            outcome.rating_after,
+            outcome.explain,
+        )
+
+
+# The answer to a write ------------------------------------------------------------------------
+
+
+class Submitted(NamedTuple):
+    """The answer to a write: the result, and whether this call stored it."""
+
+    result: JsonObject
+    created: bool

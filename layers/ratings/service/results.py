@@ -1,4 +1,5 @@
-"""Every answer of the service but a game's result (`service.game_result`) and the moderation
+"""Every answer of the service but a game's result and its history event, and the answer to a
+write (`service.game_result`), and the moderation
 answers (`service.moderation_results`), declared once as a typed value (see
 `ratings.declare.answers` for the annotations): what the use cases return, what the HTTP API,
 the queues' consumers and the CLI write, and what the OpenAPI document's result schemas are
@@ -8,17 +9,16 @@ generated from (`COMPONENTS`, `RULESET_COMPONENTS`). A use case returns an answe
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, NamedTuple
 
 from ratings.declare.answers import PLACE, POSITIVE, Doc, Ruled, rulesets_of
 from ratings.declare.answers import JsonObject as JsonObject
 from ratings.declare.answers import json_of as json_of
 from ratings.declare.kinds import ABSENT, ID, Absent, Json, ref
 from ratings.rules import Ladder
-from ratings.service.game_result import UNRANKED_REASON, GameResult
+from ratings.service.game_result import GameEvent, GameResult
 
 #: The types of history event (as their JSON's `type` says).
-GAME_EVENT = "game"
 PODIUM_EVENT = "podium_bonus"
 
 
@@ -110,47 +110,6 @@ class PlayerSummary(NamedTuple):
 
 
 # History ------------------------------------------------------------------------------------
-
-
-class GameEvent(NamedTuple):
-    """The history event of one player of a stored game."""
-
-    type: Annotated[str, Json({"const": "game"})]
-    game_id: Annotated[str, ID]
-    at: datetime
-    opponent: Annotated[str, ID]
-    ranked: bool
-    unranked_reason: Annotated[str | None, UNRANKED_REASON]
-    delta: int
-    rating_after: int
-    explain: Annotated[
-        Mapping[str, Any] | None,
-        Ruled(
-            lambda context: {
-                "anyOf": [
-                    {"type": "null"},
-                    *(ref(f"explain.{name}") for name in rulesets_of(context)),
-                ]
-            },
-            covers_null=True,
-        ),
-    ]
-
-    @classmethod
-    def of(cls, result: GameResult, index: int, opponent: str) -> "GameEvent":
-        outcome = result.players[index].outcome
-        assert result.game_id is not None  # only a stored game has history
-        return cls(
-            GAME_EVENT,
-            result.game_id,
-            result.played_at,
-            opponent,
-            result.ranked,
-            result.unranked_reason,
-            outcome.delta,
-            outcome.rating_after,
-            outcome.explain,
-        )
 
 
 class PodiumBonusEvent(NamedTuple):
@@ -267,16 +226,6 @@ class PodiumsDrained(NamedTuple):
     released: int
     #: Handled but not deleted: they come back and are settled again, as duplicates.
     undeleted: int
-
-
-# The answer to a write ------------------------------------------------------------------------
-
-
-class Submitted(NamedTuple):
-    """The answer to a write: the result, and whether this call stored it."""
-
-    result: JsonObject
-    created: bool
 
 
 #: The answers of the HTTP API, by their name in the OpenAPI document.

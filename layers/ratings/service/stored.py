@@ -16,11 +16,12 @@ from typing import Annotated, NamedTuple
 from ratings.declare.answers import Key
 from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
+from ratings.service.game_result import GAME_EVENT as GAME_EVENT
+from ratings.service.game_result import GameEvent
 from ratings.service.player import Player
-from ratings.service.results import GAME_EVENT as GAME_EVENT
 from ratings.service.results import PODIUM_EVENT as PODIUM_EVENT
-from ratings.service.results import GameEvent, PodiumBonusEvent, json_of
 from ratings.service.results import JsonObject as JsonObject
+from ratings.service.results import PodiumBonusEvent, json_of
 
 
 class PlayerEvent(NamedTuple):

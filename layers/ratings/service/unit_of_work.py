@@ -38,8 +38,8 @@ from typing import NamedTuple
 
 from ratings.rules import InvalidInput, Ladder, Ruleset
 from ratings.service.errors import PlayerErasing, RetryLater, TransientStorageError, WriteConflict
+from ratings.service.game_result import Submitted
 from ratings.service.player import Player
-from ratings.service.results import Submitted
 from ratings.service.stored import (
     GameReads,
     Link,

@@ -15,8 +15,8 @@ from typing import TypeVar
 
 from ratings.service import ports
 from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.game_result import GAME_EVENT
 from ratings.service.player import Player
-from ratings.service.results import GAME_EVENT
 from ratings.service.stored import (
     ERASURE,
     GameReads,

@@ -25,10 +25,11 @@ from typing import ClassVar
 from ratings.service import pseudonyms
 from ratings.service.context import Context
 from ratings.service.errors import WriteConflict
+from ratings.service.game_result import GAME_EVENT
 from ratings.service.jobs import JobKind
 from ratings.service.player import Player
 from ratings.service.ports import ErasureStore
-from ratings.service.results import GAME_EVENT, PODIUM_EVENT
+from ratings.service.results import PODIUM_EVENT
 from ratings.service.stored import (
     AWARD_POINTER,
     ERASURE,

@@ -6,9 +6,10 @@ from collections.abc import Mapping
 
 from ratings.service.context import Context
 from ratings.service.errors import AlreadyLinked, AlreadyStored, PlayerErasing, WriteConflict
+from ratings.service.game_result import Submitted
 from ratings.service.player import Player
 from ratings.service.requests import parse_link
-from ratings.service.results import JsonObject, LadderKept, LinkResult, Submitted, json_of
+from ratings.service.results import JsonObject, LadderKept, LinkResult, json_of
 from ratings.service.stored import Link
 from ratings.service.unit_of_work import UnitOfWork
 

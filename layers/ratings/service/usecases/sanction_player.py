@@ -20,10 +20,10 @@ from ratings.service.errors import (
     SanctionConflict,
     WriteConflict,
 )
+from ratings.service.game_result import Submitted
 from ratings.service.parameters import DEFAULT_SANCTION_LIMIT
 from ratings.service.ports import JobQueue, SanctionStore
 from ratings.service.requests import SanctionInput, parse_sanction
-from ratings.service.results import Submitted
 from ratings.service.sanction_records import Sanction, SanctionView
 from ratings.service.unit_of_work import UnitOfWork, players_of, refuse_erasing
 from ratings.service.usecases.read_sanction import sanction_answer

@@ -23,9 +23,9 @@ from ratings.rules import (
 from ratings.rules.submission import check_age
 from ratings.service.context import Context
 from ratings.service.errors import GameConflict, PlayerDailyLimit
-from ratings.service.game_result import GameResult
+from ratings.service.game_result import GameEvent, GameResult, Submitted
 from ratings.service.player import Player
-from ratings.service.results import GameEvent, Submitted, json_of
+from ratings.service.results import json_of
 from ratings.service.stored import PlayerEvent, StoredGame
 from ratings.service.unit_of_work import (
     UnitOfWork,

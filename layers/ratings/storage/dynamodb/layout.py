@@ -28,8 +28,8 @@ from pynamodb.indexes import (
 )
 from pynamodb.models import Model
 
+from ratings.service.game_result import GAME_EVENT
 from ratings.service.player import Player
-from ratings.service.results import GAME_EVENT
 from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament
 from ratings.timestamps import format_utc_millis, parse_utc_millis
 
