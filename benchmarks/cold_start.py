@@ -329,7 +329,7 @@ OWN, MSGSPEC = (
     "import msgspec, msgspec.json",
 )
 OWN_NEEDS = (
-    "import copy, datetime, enum, re, types, typing\nimport ratings.errors, ratings.timestamps"
+    "import copy, datetime, enum, re, types, typing\nimport ratings.errors, ratings.declare.kinds"
 )
 IMPORTS = {
     "ratings.declare (kinds, answers), alone": ("", OWN),

@@ -27,11 +27,11 @@ from botocore.client import BaseClient
 from botocore.model import OperationModel
 from moto import mock_aws
 
+from ratings.declare.kinds import format_utc_millis
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
-from ratings.timestamps import format_utc_millis
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 READS = ("BatchGetItem", "GetItem", "Query", "Scan", "TransactGetItems")

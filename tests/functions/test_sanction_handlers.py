@@ -15,6 +15,7 @@ from support.queues import drain_bodies
 from support.sanctions import sanction
 
 from ratings import wiring
+from ratings.declare.kinds import format_utc_millis
 from ratings.rules.refunds import Window
 from ratings.service.parameters import MAX_SANCTION_PAGE
 from ratings.service.sanction_records import RefundDecision, RefundProgress, RefundTotals, Sanction
@@ -26,7 +27,6 @@ from ratings.storage.dynamodb.sanction_layout import (
     decision_item,
     sanction_key,
 )
-from ratings.timestamps import format_utc_millis
 
 pytestmark = pytest.mark.filterwarnings("ignore:No application metrics:UserWarning")
 

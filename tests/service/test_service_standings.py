@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from support.games import NOW, FixedClock, game
 
+from ratings.declare.kinds import format_utc_millis
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.context import Settings
@@ -19,7 +20,6 @@ from ratings.service.stored import Standings
 from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage
 from ratings.storage.memory_views import InMemoryRanks
-from ratings.timestamps import format_utc_millis
 
 LADDER = "backgammon"
 

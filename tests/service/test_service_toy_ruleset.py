@@ -13,12 +13,11 @@ from typing import Any
 import pytest
 from support.games import NOW, FixedClock
 
-from ratings.declare.kinds import NUMBER, Choice, Field, Integer, Object
+from ratings.declare.kinds import NUMBER, Choice, Field, Integer, Object, parse_utc_millis
 from ratings.rules import Game, InvalidInput, Ladder, PlayerChange, PlayerState, Rating
 from ratings.rules.model import expected_score, round_half_away
 from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
-from ratings.timestamps import parse_utc_millis
 from ratings_cli.records import GameLine
 from ratings_cli.replay import Replayer
 from ratings_cli.simulate import Simulation, Simulator

@@ -37,9 +37,9 @@ from ratings.declare.kinds import (
     Schema,
     Text,
     Timestamp,
+    format_utc_millis,
     ref,
 )
-from ratings.timestamps import format_utc_millis
 
 if TYPE_CHECKING:
     from ratings.rules import Ladder, Ruleset

@@ -174,7 +174,7 @@ class Text(NamedTuple):
 
 class Timestamp(NamedTuple):
     """An RFC 3339 date and time with an offset, as an aware UTC datetime to the millisecond
-    (an answer writes it as `ratings.timestamps.format_utc_millis` does: no bound needed)."""
+    (an answer writes it as `format_utc_millis`, below, does: no bound needed)."""
 
     max_length: int | None = 64
 
@@ -357,3 +357,20 @@ def _shown(value: object) -> str:
 #: Game, player, tournament and ladder ids: 1-128 characters of this alphabet.
 ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 ID = Text(128, ID_PATTERN, "1-128 characters of A-Z a-z 0-9 . _ : -")
+
+# The one timestamp codec: RFC 3339 in UTC with a Z, to the millisecond, fixed width.
+#
+# This is the form the service writes (played_at, history `at`) and the table stores: fixed
+# width, so the text sorts in time order and a key range on it is a time window. Standard
+# library only.
+
+
+def format_utc_millis(at: datetime) -> str:
+    """`at` in UTC to the millisecond (truncated), like 2024-05-01T12:00:00.250Z."""
+    at = at.astimezone(UTC)
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+
+
+def parse_utc_millis(text: str) -> datetime:
+    """The aware datetime (UTC) of a timestamp written by `format_utc_millis`."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -11,9 +11,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ratings.declare.kinds import ID_PATTERN
+from ratings.declare.kinds import ID_PATTERN, format_utc_millis, parse_utc_millis
 from ratings.service.errors import InvalidCursor
-from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 MAX_CURSOR = 1024
 #: Ratings and ranks in a cursor are integers of smaller magnitude than this: far beyond any

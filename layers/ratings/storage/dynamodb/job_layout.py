@@ -6,9 +6,9 @@ import json
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
+from ratings.declare.kinds import format_utc_millis, parse_utc_millis
 from ratings.service.stored import Job, Progress
 from ratings.storage.dynamodb.layout import RatingsItem, compact_json
-from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 #: Where each kind of background job keeps its record: (pk prefix, sk). The job id follows
 #: the prefix (an erasure's: a hash of the player id; a sanction's: ladder#sanction_id).

@@ -28,10 +28,10 @@ from pynamodb.indexes import (
 )
 from pynamodb.models import Model
 
+from ratings.declare.kinds import format_utc_millis, parse_utc_millis
 from ratings.service.game_result import GAME_EVENT
 from ratings.service.player import Player
 from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament
-from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 RANKED_INDEX = "ranked_by_time"
 LEADERBOARD_INDEX = "leaderboard"

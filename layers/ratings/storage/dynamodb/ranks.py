@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pynamodb.constants import COUNT
 from pynamodb.expressions.condition import Condition
 
+from ratings.declare.kinds import parse_utc_millis
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.ports import RankView
 from ratings.service.stored import Standings
@@ -27,7 +28,6 @@ from ratings.storage.dynamodb.layout import (
     standings_key,
 )
 from ratings.storage.dynamodb.table import BoundTable
-from ratings.timestamps import parse_utc_millis
 
 
 class DynamoRanks(RankView):

@@ -6,6 +6,7 @@ sanctioned player's own partition. Items <-> values.
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
+from ratings.declare.kinds import format_utc_millis, parse_utc_millis
 from ratings.service.sanction_records import (
     SANCTION,
     GamePosition,
@@ -18,7 +19,6 @@ from ratings.storage.dynamodb.layout import (
     RatingsItem,
     player_key,
 )
-from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 LIFT_SK = "LIFTED"
 DECISION_SK_PREFIX = "R#"

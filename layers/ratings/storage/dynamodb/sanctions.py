@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pynamodb.exceptions import PutError
 
+from ratings.declare.kinds import format_utc_millis, parse_utc_millis
 from ratings.rules.refunds import Window
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
@@ -60,7 +61,6 @@ from ratings.storage.dynamodb.sanction_layout import (
 )
 from ratings.storage.dynamodb.table import BoundTable
 from ratings.storage.dynamodb.unit_of_work import Tx, state_puts, transact
-from ratings.timestamps import format_utc_millis, parse_utc_millis
 
 #: Sorts after every `{played_at}#{game_id}` of the same millisecond (ids are A-Z a-z 0-9 . _ : -).
 _AFTER_ANY_ID = "#~"

@@ -14,6 +14,7 @@ from pynamodb.exceptions import PutError, TransactWriteError
 from pynamodb.expressions.condition import Condition
 from pynamodb.transactions import TransactWrite
 
+from ratings.declare.kinds import format_utc_millis
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.stored import (
@@ -70,7 +71,6 @@ from ratings.storage.dynamodb.layout import (
     tournament_key,
 )
 from ratings.storage.dynamodb.table import BoundTable
-from ratings.timestamps import format_utc_millis
 
 
 class DynamoUnitOfWork(UnitOfWork):
