@@ -27,7 +27,7 @@ from botocore.client import BaseClient
 from botocore.model import OperationModel
 from moto import mock_aws
 
-from ratings.declare.kinds import format_utc_millis
+from ratings.declare.answers import format_utc_millis
 from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.unit_of_work import Retrier

@@ -45,7 +45,7 @@ from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
 
 from benchmarks._cli import game_parser
-from ratings.declare.kinds import format_utc_millis
+from ratings.declare.answers import format_utc_millis
 from ratings.storage.dynamodb import leaderboard_shard
 from ratings_local.stack import LocalStack, Options
 

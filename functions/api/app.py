@@ -21,14 +21,15 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import invocation, payloads, rest, telemetry
+from ratings.declare.kinds import parse_json
+from ratings.lambda_support import invocation, rest, telemetry
 from ratings.lambda_support.rest import JsonObject
 from ratings.lambda_support.routes import MODERATION_ROUTES
 from ratings.service.results import LadderList, json_of
 
 logger = Logger()
 metrics = Metrics()
-app = APIGatewayRestResolver(json_body_deserializer=payloads.parse_json)
+app = APIGatewayRestResolver(json_body_deserializer=parse_json)
 
 #: Each route's path, as API Gateway declares it (/v1/ladders/{ladder}), and its methods.
 ROUTES: rest.RouteMethods = {}
@@ -98,7 +99,7 @@ def link_identity() -> JsonObject:
 
 def request_body() -> Any:
     """The JSON value of the body, as sent (the use case checks it); a body is required."""
-    return payloads.required(app.current_event.json_body)  # payloads.parse_json parses it
+    return rest.required(app.current_event.json_body)  # parse_json parses it
 
 
 def page_parameters() -> tuple[str | None, str | None]:
@@ -132,7 +133,7 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Every AWS call ends before the function's timeout (`deadline`): a slow store is a 503
     with Retry-After, never an invocation that Lambda ends (which API Gateway answers bare)."""
-    refused = payloads.refuse_request_body(event)  # before anything parses a body
+    refused = rest.refuse_request_body(event)  # before anything parses a body
     if refused is not None:
         logger.info("body refused", extra={"reason": refused.code, "status": refused.status})
         return rest.refused_body_response(refused)

@@ -24,7 +24,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import invocation, payloads, queues, telemetry
+from ratings.lambda_support import invocation, queues, telemetry
 from ratings.service.results import PodiumsDrained, json_of
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ RELEASED, UNDELETED = "released", "undeleted"
 
 
 def podium_request(body: str) -> queues.Request:
-    podium = payloads.queued_object(body)
+    podium = queues.queued_object(body)
     return queues.Request(
         "tournament_id", podium.get("tournament_id"), lambda service: service.award_podium(podium)
     )

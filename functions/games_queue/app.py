@@ -21,14 +21,14 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import invocation, payloads, queues, telemetry
+from ratings.lambda_support import invocation, queues, telemetry
 
 logger = Logger()
 metrics = Metrics()
 
 
 def game_request(body: str) -> queues.Request:
-    ladder, game = payloads.queued_game(body)
+    ladder, game = queues.queued_game(body)
     return queues.Request(
         "game_id", game.get("game_id"), lambda service: service.submit_game(ladder, game)
     )

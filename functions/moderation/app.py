@@ -22,12 +22,13 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import payloads, rest
+from ratings.declare.kinds import parse_json
+from ratings.lambda_support import rest
 from ratings.lambda_support.rest import JsonObject, json_response
 from ratings.lambda_support.routes import MODERATION_ROUTES
 
 logger = Logger()
-app = APIGatewayRestResolver(json_body_deserializer=payloads.parse_json)
+app = APIGatewayRestResolver(json_body_deserializer=parse_json)
 
 #: Each route's path, as API Gateway declares it, and the methods served here.
 ROUTES: rest.RouteMethods = {}
@@ -66,7 +67,7 @@ def lift_sanction(ladder: str, sanction_id: str) -> Response[JsonObject]:
 
 def request_body() -> Any:
     """The JSON value of the body, as sent (the use case checks it); a body is required."""
-    return payloads.required(app.current_event.json_body)
+    return rest.required(app.current_event.json_body)
 
 
 # Errors ---------------------------------------------------------------------------------
@@ -91,7 +92,7 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    refused = payloads.refuse_request_body(event)  # before anything parses a body
+    refused = rest.refuse_request_body(event)  # before anything parses a body
     if refused is not None:
         return rest.refused_body_response(refused)
     return app.resolve(event, context)

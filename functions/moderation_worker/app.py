@@ -22,7 +22,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.errors import Disposition
-from ratings.lambda_support import payloads, queues
+from ratings.lambda_support import queues
 from ratings.lambda_support.problems import problem_for
 from ratings.service.moderation_results import JobWorked
 from ratings.service.results import json_of
@@ -40,7 +40,7 @@ def work(message_id: str, body: str, context: LambdaContext) -> bool:
     """Work one record's job; False when the record is left for SQS to deliver again."""
     logger.set_correlation_id(message_id)
     try:
-        job = payloads.queued_object(body)
+        job = queues.queued_object(body)
         run = wiring.service().run_job(job, lambda: context.get_remaining_time_in_millis() / 1000)
     except Exception as error:
         problem = problem_for(error)

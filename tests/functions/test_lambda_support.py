@@ -7,14 +7,9 @@ import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 from pynamodb.exceptions import GetError, PutError, QueryError, VerboseClientError
 
+from ratings.declare.kinds import parse_json
 from ratings.errors import is_transient
 from ratings.lambda_support import telemetry
-from ratings.lambda_support.payloads import (
-    body_size,
-    parse_json,
-    queued_game,
-    refuse_request_body,
-)
 from ratings.lambda_support.problems import (
     MAX_BODY_BYTES,
     STATUS,
@@ -22,6 +17,8 @@ from ratings.lambda_support.problems import (
     Problem,
     problem_for,
 )
+from ratings.lambda_support.queues import body_size, queued_game
+from ratings.lambda_support.rest import refuse_request_body
 from ratings.service.errors import (
     AlreadyLinked,
     Disposition,

@@ -15,7 +15,7 @@ from support.queues import drain_bodies
 from support.sanctions import sanction
 
 from ratings import wiring
-from ratings.declare.kinds import format_utc_millis
+from ratings.declare.answers import format_utc_millis
 from ratings.rules.refunds import Window
 from ratings.service.parameters import MAX_SANCTION_PAGE
 from ratings.service.sanction_records import RefundDecision, RefundProgress, RefundTotals, Sanction

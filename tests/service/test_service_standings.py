@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from support.games import NOW, FixedClock, game
 
-from ratings.declare.kinds import format_utc_millis
+from ratings.declare.answers import format_utc_millis
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.context import Settings

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from support.games import NOW, FixedClock
 
-from ratings.declare.kinds import NUMBER, Choice, Field, Integer, Object, parse_utc_millis
+from ratings.declare.answers import parse_utc_millis
+from ratings.declare.kinds import NUMBER, Choice, Field, Integer, Object
 from ratings.rules import Game, InvalidInput, Ladder, PlayerChange, PlayerState, Rating
 from ratings.rules.model import expected_score, round_half_away
 from ratings.service.facade import RatingService

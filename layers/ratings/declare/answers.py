@@ -17,9 +17,10 @@ little (`ID`, `Integer(1)`, `Json({"const": "game"})`), and these marks:
 schema in the OpenAPI document: both read the same fields (`_declared`), so they cannot drift.
 """
 
+import json
 import types
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, Union, get_args, get_origin
 
 from ratings.declare.kinds import (
@@ -37,7 +38,6 @@ from ratings.declare.kinds import (
     Schema,
     Text,
     Timestamp,
-    format_utc_millis,
     ref,
 )
 
@@ -247,3 +247,26 @@ def _is_union(hint: Any) -> bool:
 
 def _mark(marks: Sequence[Any], mark_type: type) -> Any:
     return next((mark for mark in marks if isinstance(mark, mark_type)), None)
+
+
+def json_text(value: Any) -> str:
+    """An answer's JSON (or any JSON value) as compact text, as the service sends it."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+# The one timestamp codec: RFC 3339 in UTC with a Z, to the millisecond, fixed width.
+#
+# This is the form the service writes (played_at, history `at`) and the table stores: fixed
+# width, so the text sorts in time order and a key range on it is a time window. Standard
+# library only.
+
+
+def format_utc_millis(at: datetime) -> str:
+    """`at` in UTC to the millisecond (truncated), like 2024-05-01T12:00:00.250Z."""
+    at = at.astimezone(UTC)
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+
+
+def parse_utc_millis(text: str) -> datetime:
+    """The aware datetime (UTC) of a timestamp written by `format_utc_millis`."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))

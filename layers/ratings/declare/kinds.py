@@ -6,6 +6,7 @@ itself as JSON Schema (`schema`). Answers are declared with the same kinds
 """
 
 import copy
+import json
 import re
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -174,7 +175,7 @@ class Text(NamedTuple):
 
 class Timestamp(NamedTuple):
     """An RFC 3339 date and time with an offset, as an aware UTC datetime to the millisecond
-    (an answer writes it as `format_utc_millis`, below, does: no bound needed)."""
+    (an answer writes it as `ratings.declare.answers.format_utc_millis` does: no bound needed)."""
 
     max_length: int | None = 64
 
@@ -358,19 +359,31 @@ def _shown(value: object) -> str:
 ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 ID = Text(128, ID_PATTERN, "1-128 characters of A-Z a-z 0-9 . _ : -")
 
-# The one timestamp codec: RFC 3339 in UTC with a Z, to the millisecond, fixed width.
-#
-# This is the form the service writes (played_at, history `at`) and the table stores: fixed
-# width, so the text sorts in time order and a key range on it is a time window. Standard
-# library only.
+
+# Reading JSON text, strictly: what a caller sent becomes a value the kinds check.
 
 
-def format_utc_millis(at: datetime) -> str:
-    """`at` in UTC to the millisecond (truncated), like 2024-05-01T12:00:00.250Z."""
-    at = at.astimezone(UTC)
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{at.microsecond // 1000:03d}Z"
+def parse_json(text: str | bytes, where: str = "body") -> Any:
+    """The JSON value in `text`; InvalidInput (field `where`) when it is not strict JSON."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise InvalidInput(where, f"{where} nests arrays or objects too deeply") from None
+    except json.JSONDecodeError as error:
+        raise InvalidInput(
+            where,
+            f"{where} is not valid JSON: {error.msg} (line {error.lineno} column {error.colno})",
+        ) from None
+    except ValueError as error:  # NaN, huge integers, bytes that are not UTF-8
+        raise InvalidInput(where, f"{where} is not valid JSON: {error}") from None
 
 
-def parse_utc_millis(text: str) -> datetime:
-    """The aware datetime (UTC) of a timestamp written by `format_utc_millis`."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+def parse_json_object(text: str | bytes, where: str = "body") -> dict[str, Any]:
+    value = parse_json(text, where)
+    if not isinstance(value, dict):
+        raise InvalidInput(where, f"{where} must be a JSON object")
+    return value
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")

@@ -11,12 +11,12 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ratings.declare.kinds import parse_json_object
 from ratings.errors import Disposition
 from ratings.lambda_support import telemetry
-from ratings.lambda_support.payloads import body_size
-from ratings.lambda_support.problems import Problem, problem_for
+from ratings.lambda_support.problems import MAX_BODY_BYTES, PayloadTooLarge, Problem, problem_for
 from ratings.service.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -342,3 +342,31 @@ def release(client: "SQSClient", queue_url: str, messages: Sequence["MessageType
         for index, message in enumerate(messages)
     ]
     client.change_message_visibility_batch(QueueUrl=queue_url, Entries=entries)
+
+
+# Reading a message's body ----------------------------------------------------------------------
+
+
+def queued_object(body: str) -> dict[str, Any]:
+    """A queue message's JSON object body.
+
+    The 64 KiB limit of the HTTP API holds for messages too (SQS itself would take 256 KiB).
+    """
+    size = body_size(body)
+    if size > MAX_BODY_BYTES:
+        raise PayloadTooLarge(size)
+    return parse_json_object(body, "message body")
+
+
+def queued_game(body: str) -> tuple[str, dict[str, Any]]:
+    """The ladder and the submit body of a games queue message (the submit body + "ladder")."""
+    game = queued_object(body)
+    ladder = game.pop("ladder", None)
+    if not isinstance(ladder, str):
+        raise InvalidInput("ladder", "ladder is required: a ladder id, like backgammon")
+    return ladder, game
+
+
+def body_size(text: str) -> int:
+    """Bytes of `text` as UTF-8 (what the 64 KiB limit counts)."""
+    return len(text.encode("utf-8", "surrogatepass"))

@@ -3,17 +3,25 @@ resolver, path parameters decoded, listed by path for `Allow`), and their answer
 shapes: a JSON body with its status, and an error as api.md's error body (Retry-After when
 retrying may help), a 405 with `Allow` or a 404 for a request no route takes."""
 
+import base64
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import Response, content_types
 
+from ratings.declare.answers import json_text
 from ratings.errors import Disposition
-from ratings.lambda_support.payloads import json_text
-from ratings.lambda_support.problems import Problem, problem_for, refused
+from ratings.lambda_support.problems import (
+    MAX_BODY_BYTES,
+    PayloadTooLarge,
+    Problem,
+    problem_for,
+    refused,
+)
+from ratings.service.errors import InvalidInput
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
@@ -131,3 +139,56 @@ def refused_body_response(problem: Problem) -> dict[str, Any]:
         "body": json_text(problem.body()),
         "isBase64Encoded": False,
     }
+
+
+# Reading a request's body ----------------------------------------------------------------------
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_JSON = "application/json"
+
+
+def required(value: Any) -> Any:
+    """A request's JSON body as parsed, which must be there: no body, an empty one or JSON
+    null is InvalidInput."""
+    if value is None:
+        raise InvalidInput("body", "a JSON body is required")
+    return value
+
+
+def refuse_request_body(event: Mapping[str, Any]) -> Problem | None:
+    """Why an API Gateway (REST proxy) request's body is refused before parsing, if it is.
+
+    Over 64 KiB is 413; a body that is not UTF-8, or that is sent as something other than
+    JSON, is 400. Parsing the JSON is left to the route (see `parse_json`).
+    """
+    body = event.get("body")
+    if not body:
+        return None
+    try:
+        if event.get("isBase64Encoded"):
+            raw = base64.b64decode(str(body), validate=True)
+            size = len(raw)
+            if size <= MAX_BODY_BYTES:
+                raw.decode("utf-8")
+        else:
+            size = len(str(body).encode("utf-8", "surrogatepass"))
+    except ValueError:  # not base64, or not UTF-8
+        return refused("invalid_request", "the body must be JSON encoded as UTF-8")
+    if size > MAX_BODY_BYTES:
+        return problem_for(PayloadTooLarge(size))
+    method = str(event.get("httpMethod", "")).upper()
+    content_type = _header(event, "content-type")
+    if method in _BODY_METHODS and content_type and not content_type.startswith(_JSON):
+        return refused(
+            "invalid_request",
+            f"Content-Type must be application/json, not {content_type[:100]!r}",
+        )
+    return None
+
+
+def _header(event: Mapping[str, Any], name: str) -> str:
+    headers = event.get("headers") or {}
+    for key, value in headers.items():
+        if key.lower() == name:
+            return str(value).strip().lower()
+    return ""

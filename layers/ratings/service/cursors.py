@@ -11,7 +11,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from ratings.declare.kinds import ID_PATTERN, format_utc_millis, parse_utc_millis
+from ratings.declare.answers import format_utc_millis, parse_utc_millis
+from ratings.declare.kinds import ID_PATTERN
 from ratings.service.errors import InvalidCursor
 
 MAX_CURSOR = 1024

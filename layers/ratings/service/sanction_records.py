@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
-from ratings.declare.kinds import format_utc_millis, parse_utc_millis
+from ratings.declare.answers import format_utc_millis, parse_utc_millis
 from ratings.rules.refunds import Window
 from ratings.service.player import Player
 from ratings.service.stored import DONE, PENDING, Job, JsonObject, Progress, StoredGame

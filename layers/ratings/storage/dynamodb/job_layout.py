@@ -6,7 +6,7 @@ import json
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
-from ratings.declare.kinds import format_utc_millis, parse_utc_millis
+from ratings.declare.answers import format_utc_millis, parse_utc_millis
 from ratings.service.stored import Job, Progress
 from ratings.storage.dynamodb.layout import RatingsItem, compact_json
 

@@ -28,7 +28,7 @@ from pynamodb.indexes import (
 )
 from pynamodb.models import Model
 
-from ratings.declare.kinds import format_utc_millis, parse_utc_millis
+from ratings.declare.answers import format_utc_millis, parse_utc_millis
 from ratings.service.game_result import GAME_EVENT
 from ratings.service.player import Player
 from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pynamodb.constants import COUNT
 from pynamodb.expressions.condition import Condition
 
-from ratings.declare.kinds import parse_utc_millis
+from ratings.declare.answers import parse_utc_millis
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.ports import RankView
 from ratings.service.stored import Standings

@@ -6,7 +6,7 @@ sanctioned player's own partition. Items <-> values.
 
 from pynamodb.attributes import NumberAttribute, UnicodeAttribute
 
-from ratings.declare.kinds import format_utc_millis, parse_utc_millis
+from ratings.declare.answers import format_utc_millis, parse_utc_millis
 from ratings.service.sanction_records import (
     SANCTION,
     GamePosition,

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pynamodb.exceptions import PutError
 
-from ratings.declare.kinds import format_utc_millis, parse_utc_millis
+from ratings.declare.answers import format_utc_millis, parse_utc_millis
 from ratings.rules.refunds import Window
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player

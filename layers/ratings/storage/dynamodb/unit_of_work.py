@@ -14,7 +14,7 @@ from pynamodb.exceptions import PutError, TransactWriteError
 from pynamodb.expressions.condition import Condition
 from pynamodb.transactions import TransactWrite
 
-from ratings.declare.kinds import format_utc_millis
+from ratings.declare.answers import format_utc_millis
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
 from ratings.service.stored import (
