@@ -4,6 +4,7 @@ calls it, and what Powertools printed."""
 
 import importlib.util
 import json
+import time
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -13,6 +14,7 @@ from ratings import wiring
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local import environments
 from support.faults import DynamoFaults
+from support.games import recent_game
 from support.lambda_events import REGION, rest_event
 from support.template import ROOT
 
@@ -94,6 +96,24 @@ class Api:
         is_json = headers.get("Content-Type", "").startswith("application/json")
         parsed = json.loads(body) if body and is_json else body
         return Reply(answer["statusCode"], parsed, headers, answer)
+
+
+def timed_game_post(
+    api: ModuleType, game_id: str, context: LambdaContext
+) -> tuple[dict[str, Any], float]:
+    """The Api function's raw answer to a new backgammon game `game_id` (a recent one) POSTed
+    with `context`, and the seconds the invocation took."""
+    event = rest_event("POST", "/v1/ladders/backgammon/games", body=recent_game(game_id))
+    started = time.monotonic()
+    answer = api.lambda_handler(event, context)
+    return answer, time.monotonic() - started
+
+
+def assert_retry_later(answer: dict[str, Any]) -> None:
+    """A raw answer of the Api that asks the caller to come back: 503 retry_later, after 1 s."""
+    assert answer["statusCode"] == 503
+    assert json.loads(answer["body"])["error"]["code"] == "retry_later"
+    assert answer["multiValueHeaders"]["Retry-After"] == ["1"]
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:
