@@ -2,7 +2,6 @@
 loads it, a context, the moto resources of template.yaml, the Api called the way API Gateway
 calls it, and what Powertools printed."""
 
-import importlib.util
 import json
 import time
 from dataclasses import dataclass
@@ -23,12 +22,7 @@ from support.template import ROOT
 def load_function(folder: str) -> ModuleType:
     """functions/<folder>/app.py as a module, loaded once per test process (as in Lambda)."""
     path = ROOT / "functions" / folder / "app.py"
-    spec = importlib.util.spec_from_file_location(f"ratings_function_{folder}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return environments.load_handler_file(path, f"ratings_function_{folder}")
 
 
 @dataclass
