@@ -19,10 +19,11 @@ import random
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from itertools import starmap
 from typing import Any
 
 import boto3
@@ -71,12 +72,8 @@ class Meter:
         events.register("after-call.dynamodb", self._answered)
 
     def reset(self) -> None:
-        self.requests.clear()
-        self.units.clear()
-        self.rule_wcu = 0.0
-        self.standing_units = 0.0
-        self.standing_requests = 0
-        self.response_bytes = 0
+        """Every figure back to its start, as a new Meter's (it stays attached to its client)."""
+        vars(self).update(vars(Meter()))
 
     def _ask(self, params: dict[str, Any], model: OperationModel, **_: Any) -> None:
         shape = model.input_shape
@@ -342,6 +339,64 @@ def measure(engine: str, games: int, players: int, board: int) -> EngineFigures:
     return figures
 
 
+def table(header: str, rows: Iterable[str]) -> list[str]:
+    """A text table: its header, a rule as wide, and its rows."""
+    return [header, "-" * len(header), *rows]
+
+
+GAME_HEADER = (
+    f"{'ladder':<11}{'ruleset':<9}{'req/game':>9}{'RCU':>7}{'moto':>6}"
+    f"{'WCU':>7}{'table':>7}{'LSI':>6}{'GSI':>6}{'moto':>6}{'rule':>7}"
+)
+
+
+def game_row(ours: GameFigures, theirs: GameFigures) -> str:
+    """One ladder's figures per game on DynamoDB Local, with moto's totals beside them."""
+    meter, other, games = ours.meter, theirs.meter, ours.games
+    return (
+        f"{ours.ladder:<11}{ours.ruleset:<9}"
+        f"{sum(meter.requests.values()) / games:>9.2f}"
+        f"{meter.reads() / games:>7.2f}{other.reads() / games:>6.2f}"
+        f"{meter.writes() / games:>7.2f}{meter.writes('table') / games:>7.2f}"
+        f"{meter.writes('ranked_by_time') / games:>6.2f}"
+        f"{meter.writes('leaderboard') / games:>6.2f}"
+        f"{other.writes() / games:>6.2f}{meter.rule_wcu / games:>7.2f}"
+    )
+
+
+STANDING_HEADER = (
+    f"{'rank':>6}{'exact':>7}{'requests':>9}{'player RCU':>11}{'standing':>9}"
+    f"{'standing RCU':>13}{'moto':>6}"
+)
+
+
+def standing_row(read: StandingFigures, theirs: StandingFigures) -> str:
+    """One rank's GET player on DynamoDB Local, with moto's standing units beside it."""
+    return (
+        f"{read.rank:>6}{read.exact!s:>7}{read.requests:>9}{read.player_units:>11.1f}"
+        f"{read.standing_requests:>9}{read.standing_units:>13.1f}"
+        f"{theirs.standing_units:>6.1f}"
+    )
+
+
+COUNT_HEADER = (
+    f"{'rank':>6}{'ahead':>7}   {'requests':>8}{'RCU':>6}{'KB':>7}{'CPU ms':>8}"
+    f"   {'requests':>8}{'RCU':>6}{'KB':>7}{'CPU ms':>8}"
+)
+
+
+def count_row(compared: CountComparison) -> str:
+    """One rank's count of the players ahead, as built and from the entries."""
+    cells = ""
+    for way in (compared.built, compared.entries):
+        cells += (
+            f"   {way.requests:>8}{way.units:>6.1f}{way.response_bytes / 1024:>7.1f}"
+            f"{way.cpu_ms:>8.1f}"
+        )
+    ahead = "-" if compared.ahead is None else str(compared.ahead)
+    return f"{compared.rank:>6}{ahead:>7}{cells}"
+
+
 def report(measured: dict[str, EngineFigures], players: int, board: int) -> str:
     local, moto = measured["dynamodb_local"], measured["moto"]
     lines = [
@@ -349,24 +404,7 @@ def report(measured: dict[str, EngineFigures], players: int, board: int) -> str:
         f"beside moto {moto_version()}. Units: what each engine reported "
         "(ReturnConsumedCapacity=INDEXES).",
         "",
-    ]
-    header = (
-        f"{'ladder':<11}{'ruleset':<9}{'req/game':>9}{'RCU':>7}{'moto':>6}"
-        f"{'WCU':>7}{'table':>7}{'LSI':>6}{'GSI':>6}{'moto':>6}{'rule':>7}"
-    )
-    lines += [header, "-" * len(header)]
-    for ours, theirs in zip(local.games, moto.games, strict=True):
-        meter, other, games = ours.meter, theirs.meter, ours.games
-        lines.append(
-            f"{ours.ladder:<11}{ours.ruleset:<9}"
-            f"{sum(meter.requests.values()) / games:>9.2f}"
-            f"{meter.reads() / games:>7.2f}{other.reads() / games:>6.2f}"
-            f"{meter.writes() / games:>7.2f}{meter.writes('table') / games:>7.2f}"
-            f"{meter.writes('ranked_by_time') / games:>6.2f}"
-            f"{meter.writes('leaderboard') / games:>6.2f}"
-            f"{other.writes() / games:>6.2f}{meter.rule_wcu / games:>7.2f}"
-        )
-    lines += [
+        *table(GAME_HEADER, starmap(game_row, zip(local.games, moto.games, strict=True))),
         "",
         "req/game: DynamoDB Local's (moto's: "
         + ", ".join(
@@ -379,19 +417,10 @@ def report(measured: dict[str, EngineFigures], players: int, board: int) -> str:
         "",
         f"GET player on a board of {board} (backgammon, 4 shards, ExactRankLimit 1000)",
         "",
-    ]
-    header = (
-        f"{'rank':>6}{'exact':>7}{'requests':>9}{'player RCU':>11}{'standing':>9}"
-        f"{'standing RCU':>13}{'moto':>6}"
-    )
-    lines += [header, "-" * len(header)]
-    for read, moto_read in zip(local.standings, moto.standings, strict=True):
-        lines.append(
-            f"{read.rank:>6}{read.exact!s:>7}{read.requests:>9}{read.player_units:>11.1f}"
-            f"{read.standing_requests:>9}{read.standing_units:>13.1f}"
-            f"{moto_read.standing_units:>6.1f}"
-        )
-    lines += [
+        *table(
+            STANDING_HEADER,
+            starmap(standing_row, zip(local.standings, moto.standings, strict=True)),
+        ),
         "",
         "player RCU: the state's BatchGetItem and the window's Query; standing: the requests on",
         "  the leaderboard index and the histogram's GetItem, and their units (moto: its figure).",
@@ -401,23 +430,8 @@ def report(measured: dict[str, EngineFigures], players: int, board: int) -> str:
         "one of the tie (the rating is the index's sort key: no filter may name it); or one",
         "Query a shard that returns every entry's id and rating, counted in this process.",
         "",
-    ]
-    header = (
-        f"{'rank':>6}{'ahead':>7}   {'requests':>8}{'RCU':>6}{'KB':>7}{'CPU ms':>8}"
-        f"   {'requests':>8}{'RCU':>6}{'KB':>7}{'CPU ms':>8}"
-    )
-    lines += [f"{'':13}   {'as built (COUNT)':<29}   {'one Query returning entries':<29}", header]
-    lines.append("-" * len(header))
-    for compared in local.counts:
-        cells = ""
-        for way in (compared.built, compared.entries):
-            cells += (
-                f"   {way.requests:>8}{way.units:>6.1f}{way.response_bytes / 1024:>7.1f}"
-                f"{way.cpu_ms:>8.1f}"
-            )
-        ahead = "-" if compared.ahead is None else str(compared.ahead)
-        lines.append(f"{compared.rank:>6}{ahead:>7}{cells}")
-    lines += [
+        f"{'':13}   {'as built (COUNT)':<29}   {'one Query returning entries':<29}",
+        *table(COUNT_HEADER, map(count_row, local.counts)),
         "ahead '-': past the limit or the bound (the rank is then estimated from the histogram).",
         "",
         "New small items written at once (AWS's documented rule: 2 units each in a",

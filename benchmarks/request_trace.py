@@ -16,7 +16,6 @@ the caller, A -> B -> A), then the modules and the edges (with their calls), sor
 """
 
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -33,6 +32,7 @@ from typing import Any
 from moto import mock_aws
 
 from ratings.storage.dynamodb import DynamoStorage
+from ratings_local.environments import load_handler_file
 from ratings_local.http_api import proxy_event
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,13 +123,7 @@ def trace_calls[T](run: Callable[[], T], roots: Mapping[Path, str]) -> tuple[T, 
 
 def load_api() -> ModuleType:
     """functions/api/app.py, loaded as Lambda loads a handler module."""
-    path = ROOT / "functions" / "api" / "app.py"
-    spec = importlib.util.spec_from_file_location("app", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_handler_file(ROOT / "functions" / "api" / "app.py")
 
 
 def game_event(game_id: str) -> dict[str, Any]:

@@ -17,6 +17,23 @@ from ratings_cli.records import GameLine, Record, is_ranked, rating_before, scor
 
 
 @dataclass
+class Points:
+    """The rating points a side won over the games whose change (`delta`) the file records."""
+
+    total: float = 0.0
+    games: int = 0
+
+    def add(self, delta: float | None) -> None:
+        if delta is not None:
+            self.total += delta
+            self.games += 1
+
+    @property
+    def per_game(self) -> float | None:
+        return self.total / self.games if self.games else None
+
+
+@dataclass
 class Bucket:
     """Games whose favourite led by low <= lead < high (high None: open-ended)."""
 
@@ -27,8 +44,8 @@ class Bucket:
     lead_sum: float = 0.0
     expected_current: float = 0.0
     expected_fitted: float = 0.0
-    points_sum: float = 0.0
-    points_games: int = 0
+    #: The favourite's.
+    points: Points = field(default_factory=Points)
 
     @property
     def label(self) -> str:
@@ -68,9 +85,7 @@ class Bucket:
             "expected_share_fitted": rounded(self.expected_fitted / self.games)
             if self.games
             else None,
-            "favourite_points_per_game": rounded(self.points_sum / self.points_games, 2)
-            if self.points_games
-            else None,
+            "favourite_points_per_game": rounded(self.points.per_game, 2),
         }
 
 
@@ -101,9 +116,7 @@ def bucketise(
         bucket.expected_fitted += (
             expected_share(item.lead, fitted_divisor) if fitted_divisor else 0.5
         )
-        if item.points is not None:
-            bucket.points_sum += item.points
-            bucket.points_games += 1
+        bucket.points.add(item.points)
     return buckets
 
 
@@ -222,12 +235,8 @@ class Leaders:
     games: int = 0
     score: float = 0.0
     expected: float = 0.0
-    points: float = 0.0
-    points_games: int = 0
-
-    @property
-    def points_per_game(self) -> float | None:
-        return self.points / self.points_games if self.points_games else None
+    #: The leaders'.
+    points: Points = field(default_factory=Points)
 
     def to_json(self) -> dict[str, Any]:
         games = self.games
@@ -236,7 +245,7 @@ class Leaders:
             "games": games,
             "win_share": rounded(self.score / games) if games else None,
             "expected_share": rounded(self.expected / games) if games else None,
-            "points_per_game": rounded(self.points_per_game, 2),
+            "points_per_game": rounded(self.points.per_game, 2),
         }
 
 
@@ -271,13 +280,10 @@ def leaders(
         for index in (0, 1):
             higher = len(board) - bisect_right(board, before[index])
             if counted and higher < share * len(board):
-                delta = number(players[index].get("delta"))
                 result.games += 1
                 result.score += score_of(game, index)
                 result.expected += expected_share(before[index] - before[1 - index], divisor)
-                if delta is not None:
-                    result.points += delta
-                    result.points_games += 1
+                result.points.add(number(players[index].get("delta")))
         for player_id, player in zip(ids, players, strict=True):
             after = player.get("rating_after")
             if is_number(after):

@@ -151,7 +151,7 @@ class Report:
             )
         top = self.leaders
         if top.games:
-            points = top.points_per_game
+            points = top.points.per_game
             lines.append(
                 f"top {top.share:.0%} of the ladder when they played: {top.games} games, "
                 f"won {top.score / top.games:.1%}, expected {top.expected / top.games:.1%}"

@@ -51,6 +51,7 @@ import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from types import ModuleType
 from typing import Any
 
 #: Imported once by the fork server, before it forks any environment.
@@ -242,14 +243,20 @@ def _within_response_limit(result: Any) -> tuple[str, Any]:
     }
 
 
-def _import_handler(spec: EnvironmentSpec) -> Any:
-    module_name = f"_local_{spec.function_name}"
-    loader_spec = importlib.util.spec_from_file_location(module_name, spec.handler_path)
+def load_handler_file(path: str | os.PathLike[str], module_name: str = "app") -> ModuleType:
+    """The handler file at `path` imported the way Lambda imports it: run once, as a module
+    registered in sys.modules under `module_name` (Lambda's is the file's name)."""
+    loader_spec = importlib.util.spec_from_file_location(module_name, path)
     if loader_spec is None or loader_spec.loader is None:
-        raise ImportError(f"cannot load {spec.handler_path}")
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[module_name] = module
     loader_spec.loader.exec_module(module)
+    return module
+
+
+def _import_handler(spec: EnvironmentSpec) -> Any:
+    module = load_handler_file(spec.handler_path, f"_local_{spec.function_name}")
     return getattr(module, spec.handler_attribute)
 
 

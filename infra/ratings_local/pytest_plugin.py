@@ -90,14 +90,14 @@ def running_stack(**options: Any) -> Iterator["LocalStack"]:
         wiring.reset()
 
 
+#: What `Endpoints` takes as the stack describes it, under the same names.
+_DESCRIBED = ("api_url", "aws_endpoint_url", "dynamodb_endpoint_url", "region", "table")
+
+
 def endpoints_of(stack: "LocalStack") -> Endpoints:
     described = stack.endpoints()
     return Endpoints(
-        api_url=described["api_url"],
-        aws_endpoint_url=described["aws_endpoint_url"],
-        dynamodb_endpoint_url=described["dynamodb_endpoint_url"],
-        region=described["region"],
-        table=described["table"],
+        **{name: described[name] for name in _DESCRIBED},
         queues={role: url for role, url in described["queues"].items() if url},
         api_key=stack.options.api_key,
         moderation_key=stack.options.moderation_key,

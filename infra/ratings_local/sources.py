@@ -14,8 +14,9 @@ queue costs one long poll at a time, and a busy one has up to MaximumConcurrency
 
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -47,6 +48,30 @@ class SqsMapping:
         )
 
 
+class InFlight:
+    """Calls that may overlap, counted as they start and end (from any thread): how many
+    started, how many are in flight now, and the most there ever were at once."""
+
+    def __init__(self) -> None:
+        self.started = 0
+        self.now = 0
+        self.most = 0
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def call(self) -> Iterator[None]:
+        """Count the block as one call in flight while it runs."""
+        with self._lock:
+            self.started += 1
+            self.now += 1
+            self.most = max(self.most, self.now)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.now -= 1
+
+
 class SqsPoller:
     """Receives a mapping's batches and invokes its function with them, several at once."""
 
@@ -59,14 +84,16 @@ class SqsPoller:
         self._poll_wait = poll_wait
         self._stopping = stopping
         self._slots = threading.BoundedSemaphore(mapping.maximum_concurrency)
-        #: Invocations in flight now, and the most there ever were at once.
-        self.in_flight = 0
-        self.most_in_flight = 0
-        self._count_lock = threading.Lock()
+        #: The invocations: in flight now, and the most there ever were at once.
+        self.in_flight = InFlight()
 
     @property
     def name(self) -> str:
         return self.mapping.function.logical_id
+
+    @property
+    def most_in_flight(self) -> int:
+        return self.in_flight.most
 
     def run(self) -> None:
         workers = self.mapping.maximum_concurrency
@@ -100,16 +127,12 @@ class SqsPoller:
         return messages
 
     def _settle_and_free(self, messages: list[dict[str, Any]]) -> None:
-        with self._count_lock:
-            self.in_flight += 1
-            self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
-            self.settle(messages)
+            with self.in_flight.call():
+                self.settle(messages)
         except Exception as error:
             print(f"[{self.name}] could not settle a batch: {type(error).__name__}: {error}")
         finally:
-            with self._count_lock:
-                self.in_flight -= 1
             self._slots.release()
 
     def settle(self, messages: list[dict[str, Any]]) -> None:

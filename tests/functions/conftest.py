@@ -8,7 +8,7 @@ import uuid
 from collections.abc import Iterator
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import pytest
@@ -184,21 +184,18 @@ def moderation(stack: Stack, functions: dict[str, ModuleType]) -> Api:
     return Api(functions["moderation"])
 
 
-@pytest.fixture
-def moderation_worker(functions: dict[str, ModuleType]) -> ModuleType:
-    return functions["moderation_worker"]
+def _handler(name: str) -> Any:
+    """A fixture named `name` that gives the handler module of functions/<name>."""
+
+    @pytest.fixture(name=name)
+    def handler(functions: dict[str, ModuleType]) -> ModuleType:
+        """The function's handler module, as `functions` loaded it."""
+        return functions[name]
+
+    return handler
 
 
-@pytest.fixture
-def games_queue(functions: dict[str, ModuleType]) -> ModuleType:
-    return functions["games_queue"]
-
-
-@pytest.fixture
-def award_podiums(functions: dict[str, ModuleType]) -> ModuleType:
-    return functions["award_podiums"]
-
-
-@pytest.fixture
-def refresh_standings(functions: dict[str, ModuleType]) -> ModuleType:
-    return functions["refresh_standings"]
+moderation_worker = _handler("moderation_worker")
+games_queue = _handler("games_queue")
+award_podiums = _handler("award_podiums")
+refresh_standings = _handler("refresh_standings")

@@ -12,7 +12,6 @@ throttles a BatchGetItem or fills a partition to 10 GB):
 
 import io
 import json
-import time
 from datetime import UTC, datetime, timedelta
 from types import ModuleType
 from typing import Any
@@ -20,8 +19,15 @@ from typing import Any
 import pytest
 from support.faults import mentions
 from support.games import recent_game
-from support.handlers import Api, LambdaContext, Stack, json_lines
-from support.lambda_events import rest_event, sqs_event
+from support.handlers import (
+    Api,
+    LambdaContext,
+    Stack,
+    assert_retry_later,
+    json_lines,
+    timed_game_post,
+)
+from support.lambda_events import sqs_event
 from support.queues import peek_messages, wait_for_messages
 from support.template import parsed_template
 
@@ -63,16 +69,10 @@ def test_keys_left_unprocessed_until_the_deadline_are_a_503_in_time(
     faults.unprocessed()
     # 4 s left: 3.5 s once the margin is kept, 2 s of which one attempt may take.
     context = LambdaContext("api", 10, remaining_millis=4_000)
-    started = time.monotonic()
 
-    answer = functions["api"].lambda_handler(
-        rest_event("POST", GAMES, body=recent_game("g-unread")), context
-    )
+    answer, seconds = timed_game_post(functions["api"], "g-unread", context)
 
-    seconds = time.monotonic() - started
-    assert answer["statusCode"] == 503
-    assert json.loads(answer["body"])["error"]["code"] == "retry_later"
-    assert answer["multiValueHeaders"]["Retry-After"] == ["1"]
+    assert_retry_later(answer)
     # Sent again after waits (50 ms doubling, jittered down to half: at most 6 fit in the
     # 1.5 s), not at once, and stopped in time.
     assert 3 <= len(faults.injected) <= 7

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from support.faults import silent_endpoint
 from support.games import recent_game
-from support.handlers import LambdaContext, Stack
-from support.lambda_events import rest_event, sqs_event
+from support.handlers import LambdaContext, Stack, assert_retry_later, timed_game_post
+from support.lambda_events import sqs_event
 from support.queues import wait_for_messages
 from support.template import parsed_template
 
@@ -30,8 +30,6 @@ pytestmark = [
     # The table behind the hanging endpoint stands for either engine: one run is enough.
     pytest.mark.parametrize("table_engine", ["moto"], indirect=True),
 ]
-
-GAMES = "/v1/ladders/backgammon/games"
 
 
 def template_timeout(function: str) -> int:
@@ -70,16 +68,10 @@ def test_a_store_that_hangs_is_a_503_with_retry_after_inside_the_api_timeout(
 ) -> None:
     timeout = template_timeout("ApiFunction")
     context = LambdaContext("api", timeout, remaining_millis=timeout * 1000)
-    started = time.monotonic()
 
-    answer = functions["api"].lambda_handler(
-        rest_event("POST", GAMES, body=recent_game("g-hang")), context
-    )
+    answer, seconds = timed_game_post(functions["api"], "g-hang", context)
 
-    seconds = time.monotonic() - started
-    assert answer["statusCode"] == 503
-    assert json.loads(answer["body"])["error"]["code"] == "retry_later"
-    assert answer["multiValueHeaders"]["Retry-After"] == ["1"]
+    assert_retry_later(answer)
     # Each read timed out twice (1.5 s each, one retry), the service tried again while its
     # 4 s budget lasted, and no attempt began that could not end in time: an answer in time.
     assert 3.0 <= seconds < timeout - invocation.MARGIN_SECONDS
@@ -91,15 +83,10 @@ def test_an_attempt_that_could_not_end_in_time_is_not_started(
     # 2.8 s left, 0.5 s of which the answer keeps: the first attempt may take its 2 s (and
     # times out after 1.5), the retry could not end in time and is refused.
     context = LambdaContext("api", 10, remaining_millis=2_800)
-    started = time.monotonic()
 
-    answer = functions["api"].lambda_handler(
-        rest_event("POST", GAMES, body=recent_game("g-late")), context
-    )
+    answer, seconds = timed_game_post(functions["api"], "g-late", context)
 
-    seconds = time.monotonic() - started
-    assert answer["statusCode"] == 503
-    assert answer["multiValueHeaders"]["Retry-After"] == ["1"]
+    assert_retry_later(answer)
     assert 1.5 <= seconds < 2.8 - invocation.MARGIN_SECONDS
 
 

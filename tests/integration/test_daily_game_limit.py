@@ -4,31 +4,23 @@ ranked or not, are counted per UTC day of receipt in their state, and a game tha
 a player past the limit is refused, with nothing stored. On the in-memory fake and on each
 DynamoDB engine."""
 
-import random
 from datetime import timedelta
 
 import pytest
 from support.games import DAY, HOUR, NOW, FixedClock, game
+from support.services import rating_service
 
-from ratings.rules import DEFAULT_LADDERS
 from ratings.service.context import Settings, daily_game_limit
 from ratings.service.errors import NotFound, PlayerDailyLimit
 from ratings.service.facade import RatingService
 from ratings.service.ports import Storage
-from ratings.service.unit_of_work import Retrier
 
 LADDER = "backgammon"
 LIMIT = 3
 
 
 def limited_service(storage: Storage, clock: FixedClock, games_per_day: int) -> RatingService:
-    return RatingService(
-        storage,
-        DEFAULT_LADDERS,
-        settings=Settings(games_per_day=games_per_day),
-        clock=clock,
-        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(7)),
-    )
+    return rating_service(storage, clock, settings=Settings(games_per_day=games_per_day))
 
 
 def test_a_game_past_a_players_daily_limit_is_refused(any_storage: Storage) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from ratings_local.functions import LocalFunction
 from ratings_local.schedule import ScheduledRuns
+from ratings_local.sources import InFlight
 from ratings_local.template import DEFAULT_TEMPLATE, FunctionSpec, read_stack
 
 SCHEDULED = ("AwardPodiumsFunction", "RefreshStandingsFunction")
@@ -24,19 +25,11 @@ class SlowFunction:
         self.spec = spec
         self.seconds = seconds
         self.fail = fail
-        self.invocations = 0
-        self.in_flight = 0
-        self.most_in_flight = 0
-        self._lock = threading.Lock()
+        self.invocations = InFlight()
 
     def invoke(self, event: dict[str, Any]) -> Any:
-        with self._lock:
-            self.invocations += 1
-            self.in_flight += 1
-            self.most_in_flight = max(self.most_in_flight, self.in_flight)
-        time.sleep(self.seconds)
-        with self._lock:
-            self.in_flight -= 1
+        with self.invocations.call():
+            time.sleep(self.seconds)
         if self.fail:
             raise RuntimeError("asked to fail")
         return {}
@@ -84,7 +77,7 @@ def test_runs_longer_than_the_rate_never_overlap_and_old_ticks_are_dropped() -> 
 
     runs = run_for(function, 0.05, 1.2)
 
-    assert function.most_in_flight == 1
+    assert function.invocations.most == 1
     assert runs.runs >= 3
     assert runs.dropped >= runs.runs  # about four ticks a run, one of them run
     assert runs.failed == 0
@@ -95,7 +88,7 @@ def test_ticks_young_enough_wait_for_the_run_in_progress() -> None:
 
     runs = run_for(function, 0.05, 0.8)
 
-    assert function.most_in_flight == 1
+    assert function.invocations.most == 1
     assert runs.dropped == 0
     assert runs.runs >= 4
 
@@ -108,4 +101,4 @@ def test_a_failed_run_is_retried_only_as_configured(retries: int) -> None:
     runs = run_for(function, 0.2, 0.5)
 
     assert runs.runs == runs.failed == 2
-    assert function.invocations == runs.runs * (1 + retries)
+    assert function.invocations.started == runs.runs * (1 + retries)

@@ -8,16 +8,16 @@ from datetime import timedelta
 
 import pytest
 from support.games import NOW, FixedClock, game
+from support.services import rating_service
 
 from ratings.declare.answers import format_utc_millis
-from ratings.rules import DEFAULT_LADDERS, InvalidInput
+from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.context import Settings
 from ratings.service.errors import NotFound, NotRanked
 from ratings.service.facade import RatingService
 from ratings.service.player import Player
 from ratings.service.stored import Standings
-from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage
 from ratings.storage.memory_views import InMemoryRanks
 
@@ -25,13 +25,7 @@ LADDER = "backgammon"
 
 
 def make(storage: InMemoryStorage, clock: FixedClock, limit: int) -> RatingService:
-    return RatingService(
-        storage,
-        DEFAULT_LADDERS,
-        settings=Settings(exact_rank_limit=limit),
-        clock=clock,
-        retrier=Retrier(sleep=lambda seconds: None),
-    )
+    return rating_service(storage, clock, settings=Settings(exact_rank_limit=limit))
 
 
 def seat(storage: InMemoryStorage, ratings: dict[str, int], ladder: str = LADDER) -> None:

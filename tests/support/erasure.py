@@ -2,32 +2,24 @@
 the test), and what the storage still holds of an id, whatever the item."""
 
 import json
-import random
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from ratings.rules import DEFAULT_LADDERS
 from ratings.service.facade import RatingService
 from ratings.service.jobs import JobRun
 from ratings.service.ports import Storage
-from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 from support.jobs import Countdown, RecordingJobQueue
+from support.services import rating_service
 
 
 def erasing_service(
     storage: Storage, clock: Callable[[], datetime], queue: RecordingJobQueue
 ) -> RatingService:
     """The default ladders over `storage`, queueing jobs to `queue`, never sleeping."""
-    return RatingService(
-        storage,
-        DEFAULT_LADDERS,
-        clock=clock,
-        job_queue=queue,
-        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
-    )
+    return rating_service(storage, clock, queue)
 
 
 def work_jobs(

@@ -2,8 +2,8 @@
 loads it, a context, the moto resources of template.yaml, the Api called the way API Gateway
 calls it, and what Powertools printed."""
 
-import importlib.util
 import json
+import time
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -13,6 +13,7 @@ from ratings import wiring
 from ratings.storage.dynamodb import DynamoStorage
 from ratings_local import environments
 from support.faults import DynamoFaults
+from support.games import recent_game
 from support.lambda_events import REGION, rest_event
 from support.template import ROOT
 
@@ -21,12 +22,7 @@ from support.template import ROOT
 def load_function(folder: str) -> ModuleType:
     """functions/<folder>/app.py as a module, loaded once per test process (as in Lambda)."""
     path = ROOT / "functions" / folder / "app.py"
-    spec = importlib.util.spec_from_file_location(f"ratings_function_{folder}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return environments.load_handler_file(path, f"ratings_function_{folder}")
 
 
 @dataclass
@@ -94,6 +90,24 @@ class Api:
         is_json = headers.get("Content-Type", "").startswith("application/json")
         parsed = json.loads(body) if body and is_json else body
         return Reply(answer["statusCode"], parsed, headers, answer)
+
+
+def timed_game_post(
+    api: ModuleType, game_id: str, context: LambdaContext
+) -> tuple[dict[str, Any], float]:
+    """The Api function's raw answer to a new backgammon game `game_id` (a recent one) POSTed
+    with `context`, and the seconds the invocation took."""
+    event = rest_event("POST", "/v1/ladders/backgammon/games", body=recent_game(game_id))
+    started = time.monotonic()
+    answer = api.lambda_handler(event, context)
+    return answer, time.monotonic() - started
+
+
+def assert_retry_later(answer: dict[str, Any]) -> None:
+    """A raw answer of the Api that asks the caller to come back: 503 retry_later, after 1 s."""
+    assert answer["statusCode"] == 503
+    assert json.loads(answer["body"])["error"]["code"] == "retry_later"
+    assert answer["multiValueHeaders"]["Retry-After"] == ["1"]
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """Games for the rating rules alone (no service): one player beating another under a ruleset,
-and sedma players' stats as a game's player options."""
+two players at the same rating, and sedma players' stats as a game's player options."""
 
 from dataclasses import asdict
 from typing import Any
@@ -32,6 +32,17 @@ def play(
     for change, state in zip(rating.players, players, strict=True):
         assert change.rating_before == state.rating
     return by_id["winner"], by_id["loser"], rating
+
+
+def level_game(rating: int, winner: str | None, ranked_games: tuple[int, int] = (0, 0)) -> Game:
+    """Players "A" and "B" both at `rating`, with these counts of ranked games (classic's K
+    depends on them); `winner` is "A", "B", or None for a draw."""
+    games_a, games_b = ranked_games
+    players = (
+        PlayerState("A", rating, ranked_games=games_a),
+        PlayerState("B", rating, ranked_games=games_b),
+    )
+    return Game(players=players, winner=winner)
 
 
 def with_stats(first: Any, second: Any) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ratings.rules import DEFAULT_LADDERS
+from ratings.service.context import Settings
 from ratings.service.facade import RatingService
 from ratings.service.ports import JobQueue, Storage
 from ratings.service.unit_of_work import Retrier
@@ -19,14 +20,19 @@ from support.jobs import RecordingJobQueue
 
 
 def rating_service(
-    storage: Storage, clock: Callable[[], datetime], job_queue: JobQueue | None = None
+    storage: Storage,
+    clock: Callable[[], datetime],
+    job_queue: JobQueue | None = None,
+    *,
+    settings: Settings | None = None,
 ) -> RatingService:
-    """The default ladders over `storage`, on `clock`; retries jittered by a seeded random
-    and never slept; background jobs queued to `job_queue` (one that keeps them, unless
-    given)."""
+    """The default ladders over `storage`, on `clock`, with `settings` (the defaults unless
+    given); retries jittered by a seeded random and never slept; background jobs queued to
+    `job_queue` (one that keeps them, unless given)."""
     return RatingService(
         storage,
         DEFAULT_LADDERS,
+        settings=settings,
         clock=clock,
         retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
         job_queue=RecordingJobQueue() if job_queue is None else job_queue,

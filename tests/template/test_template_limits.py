@@ -39,16 +39,20 @@ GATEWAY_RESPONSE_TYPES = {
     "UNSUPPORTED_MEDIA_TYPE",
     "WAF_FILTERED",
 }
+#: The responses that refuse a caller its access: each answers 403 forbidden. UNAUTHORIZED
+#: belongs to authorizers (the API has none) but is an auth answer all the same.
+DENIALS = (
+    "ACCESS_DENIED",
+    "EXPIRED_TOKEN",
+    "INVALID_API_KEY",
+    "INVALID_SIGNATURE",
+    "MISSING_AUTHENTICATION_TOKEN",
+    "UNAUTHORIZED",
+    "WAF_FILTERED",
+)
 #: The responses a caller of this API can meet, with the status and code each answers.
-#: UNAUTHORIZED belongs to authorizers (the API has none) but is an auth answer all the same.
 REACHABLE_RESPONSES = {
-    "ACCESS_DENIED": ("403", "forbidden"),
-    "EXPIRED_TOKEN": ("403", "forbidden"),
-    "INVALID_API_KEY": ("403", "forbidden"),
-    "INVALID_SIGNATURE": ("403", "forbidden"),
-    "MISSING_AUTHENTICATION_TOKEN": ("403", "forbidden"),
-    "UNAUTHORIZED": ("403", "forbidden"),
-    "WAF_FILTERED": ("403", "forbidden"),
+    **dict.fromkeys(DENIALS, ("403", "forbidden")),
     "RESOURCE_NOT_FOUND": ("404", "not_found"),
     "REQUEST_TOO_LARGE": ("413", "payload_too_large"),
     "THROTTLED": ("429", "throttled"),

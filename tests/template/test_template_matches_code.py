@@ -2,7 +2,6 @@
 reads, the handlers and routes that exist, and the queue settings the consumers rely on."""
 
 import ast
-import importlib.util
 import re
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from support.template import ROOT, ref, resources_of
 from ratings.config import ENVIRONMENT, Config
 from ratings.lambda_support.routes import MODERATION_ROUTES
 from ratings.storage.dynamodb import Leaderboard, RankedByTime, RatingsItem, table_definition
+from ratings_local.environments import load_handler_file
 
 #: The variables each function reads beyond the Globals (config.ENVIRONMENT says why).
 FUNCTION_ENVIRONMENT = {
@@ -219,7 +219,7 @@ def test_api_events_are_the_routes_of_the_api_function(template: dict[str, Any])
     }
     assert all(ref(event["Properties"]["RestApiId"]) == "RatingsApi" for event in events)
 
-    api = _load(ROOT / "functions" / "api" / "app.py")
+    api = load_handler_file(ROOT / "functions" / "api" / "app.py", "template_check_api")
     in_code = {(method.lower(), path) for path, methods in api.ROUTES.items() for method in methods}
 
     assert _served(events) == in_code
@@ -231,7 +231,9 @@ def test_moderation_events_are_the_moderation_routes_and_take_a_signature(
     template: dict[str, Any],
 ) -> None:
     events = _api_events(template, "ModerationFunction")
-    moderation = _load(ROOT / "functions" / "moderation" / "app.py")
+    moderation = load_handler_file(
+        ROOT / "functions" / "moderation" / "app.py", "template_check_api"
+    )
     in_code = {
         (method.lower(), path) for path, methods in moderation.ROUTES.items() for method in methods
     }
@@ -243,15 +245,6 @@ def test_moderation_events_are_the_moderation_routes_and_take_a_signature(
     signed = {"Authorizer": "AWS_IAM", "InvokeRole": "NONE"}
     assert all(event["Properties"]["Auth"] == signed for event in events)
     assert all(ref(event["Properties"]["RestApiId"]) == "RatingsApi" for event in events)
-
-
-def _load(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location("template_check_api", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # Queues -----------------------------------------------------------------------------------

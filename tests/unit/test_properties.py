@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.rules import play, with_stats
+from support.rules import level_game, play, with_stats
 
 from ratings.rules import (
     Classic,
@@ -155,44 +155,33 @@ def test_cube_coefficient_in_one_to_two(cube: int) -> None:
 
 @EXAMPLES
 @given(
-    winner_rating=wide_ratings,
-    loser_rating=wide_ratings,
+    rating=wide_ratings,
+    opponent=wide_ratings,
     raise_by=st.integers(min_value=1, max_value=5_000),
     cube=cubes,
     ruleset=gammon42_versions,
     winner_recent=st.integers(0, 120),
     loser_recent=st.integers(0, 120),
 )
-def test_gammon42_stronger_opponent_never_lowers_the_gain(
-    winner_rating: int,
-    loser_rating: int,
+def test_gammon42_stronger_opponent_never_lowers_a_gain_nor_worsens_a_loss(
+    rating: int,
+    opponent: int,
     raise_by: int,
     cube: int,
     ruleset: Gammon42,
     winner_recent: int,
     loser_recent: int,
 ) -> None:
+    recent: dict[str, Any] = {"winner_recent": winner_recent, "loser_recent": loser_recent}
+
     def gain(opponent: int) -> int:
-        recent: dict[str, Any] = {"winner_recent": winner_recent, "loser_recent": loser_recent}
-        return play(ruleset, winner_rating, opponent, cube=cube, **recent)[0].delta
+        return play(ruleset, rating, opponent, cube=cube, **recent)[0].delta
 
-    assert gain(loser_rating + raise_by) >= gain(loser_rating)
-
-
-@EXAMPLES
-@given(
-    loser_rating=wide_ratings,
-    winner_rating=wide_ratings,
-    raise_by=st.integers(min_value=1, max_value=5_000),
-    cube=cubes,
-)
-def test_gammon42_stronger_opponent_never_worsens_a_loss(
-    loser_rating: int, winner_rating: int, raise_by: int, cube: int
-) -> None:
     def loss(opponent: int) -> int:
-        return play(Gammon42(), opponent, loser_rating, cube=cube)[1].delta
+        return play(ruleset, opponent, rating, cube=cube, **recent)[1].delta
 
-    assert loss(winner_rating + raise_by) >= loss(winner_rating)
+    assert gain(opponent + raise_by) >= gain(opponent)
+    assert loss(opponent + raise_by) >= loss(opponent)
 
 
 # --- sedma -------------------------------------------------------------------------------------
@@ -240,14 +229,7 @@ def test_sedma_rate_score_in_unit_interval(
 def test_classic_draw_between_equal_ratings_changes_nothing(
     rating: int, games_1: int, games_2: int
 ) -> None:
-    game = Game(
-        players=(
-            PlayerState("p1", rating, ranked_games=games_1),
-            PlayerState("p2", rating, ranked_games=games_2),
-        ),
-        winner=None,
-    )
-    result = Classic().rate(game)
+    result = Classic().rate(level_game(rating, None, (games_1, games_2)))
     assert [change.delta for change in result.players] == [0, 0]
     assert [change.explain["score"] for change in result.players] == [0.5, 0.5]
 

@@ -25,64 +25,53 @@ from fractions import Fraction
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from support.rules import play
+from support.rules import level_game, play
 
-from ratings.rules import Classic, Game, Gammon42, PlayerState, Rating
+from ratings.rules import Classic, Gammon42, Rating
 from ratings.rules import Sedma as SedmaRuleset
 from ratings.rules.model import round_half_away
 
 LARGE = 2.0**51 + 0.5  # the largest doubles that still have a .5 fraction are below 2**52
 
-HALF_AWAY = [
-    (2.5, 3),
-    (-2.5, -3),
-    (3.5, 4),
-    (-3.5, -4),
-    (0.5, 1),
-    (-0.5, -1),
-    (1.5, 2),
-    (16.5, 17),
-    (-16.5, -17),
-    (0.49999999999999994, 0),  # the largest double below 0.5
-    (-0.49999999999999994, 0),
-    (2.4999999999999996, 2),  # the largest double below 2.5
-    (0.0, 0),
-    (-0.0, 0),
-    (2.4, 2),
-    (-2.6, -3),
-    (LARGE, 2**51 + 1),
-    (-LARGE, -(2**51 + 1)),
-    (2.0**52 - 0.5, 2**52),
-    (2.0**53, 2**53),
-    (1e300, int(1e300)),
-    (-1e300, -int(1e300)),
-]
-
-HALF_EVEN = [
-    (2.5, 2),
-    (-2.5, -2),
-    (3.5, 4),
-    (-3.5, -4),
-    (0.5, 0),
-    (-0.5, 0),
-    (1.5, 2),
-    (16.5, 16),
-    (17.5, 18),
-    (0.49999999999999994, 0),
-    (0.0, 0),
-    (LARGE, 2**51),
-    (LARGE + 1, 2**51 + 2),
-    (-LARGE, -(2**51)),
-    (2.0**52 - 0.5, 2**52),
-    (1e300, int(1e300)),
+#: (value, rounded half away from zero, rounded half to even): gammon42 and classic round their
+#: change half away from zero (round_half_away); sedma rounds its new rating with the builtin
+#: round(), which takes a half to the even neighbour.
+ROUNDINGS = [
+    (2.5, 3, 2),
+    (-2.5, -3, -2),
+    (3.5, 4, 4),
+    (-3.5, -4, -4),
+    (0.5, 1, 0),
+    (-0.5, -1, 0),
+    (1.5, 2, 2),
+    (16.5, 17, 16),
+    (-16.5, -17, -16),
+    (17.5, 18, 18),
+    (0.49999999999999994, 0, 0),  # the largest double below 0.5
+    (-0.49999999999999994, 0, 0),
+    (2.4999999999999996, 2, 2),  # the largest double below 2.5
+    (0.0, 0, 0),
+    (-0.0, 0, 0),
+    (2.4, 2, 2),
+    (-2.6, -3, -3),
+    (LARGE, 2**51 + 1, 2**51),
+    (LARGE + 1, 2**51 + 2, 2**51 + 2),
+    (-LARGE, -(2**51 + 1), -(2**51)),
+    (2.0**52 - 0.5, 2**52, 2**52),
+    (2.0**53, 2**53, 2**53),
+    (1e300, int(1e300), int(1e300)),
+    (-1e300, -int(1e300), -int(1e300)),
 ]
 
 
-@pytest.mark.parametrize(("value", "expected"), HALF_AWAY)
-def test_round_half_away(value: float, expected: int) -> None:
-    result = round_half_away(value)
-    assert result == expected
-    assert type(result) is int
+@pytest.mark.parametrize(("value", "half_away", "half_even"), ROUNDINGS)
+def test_round_half_away_and_round(value: float, half_away: int, half_even: int) -> None:
+    away = round_half_away(value)
+    assert away == half_away
+    assert type(away) is int
+    even = round(value)
+    assert even == half_even
+    assert type(even) is int
 
 
 def test_half_away_is_not_floor_plus_half() -> None:
@@ -170,8 +159,7 @@ SEDMA_33 = SedmaRuleset(k_bands=((1200, 33),), top_k=33)
 
 
 def sedma_result(rating: int) -> Rating:
-    game = Game(players=(PlayerState("A", rating), PlayerState("B", rating)), winner="A")
-    return SEDMA_33.rate(game)
+    return SEDMA_33.rate(level_game(rating, "A"))
 
 
 # (both players' rating, new A = round(R + 16.5), new B = round(R - 16.5))
@@ -222,14 +210,7 @@ CLASSIC_33 = Classic(provisional_k=33, established_k=33)
 def test_classic_rounds_the_change_half_away(
     winner: str | None, expected: tuple[int, int], rating: int, ranked_games: int
 ) -> None:
-    game = Game(
-        players=(
-            PlayerState("A", rating, ranked_games=ranked_games),
-            PlayerState("B", rating, ranked_games=ranked_games),
-        ),
-        winner=winner,
-    )
-    a, b = CLASSIC_33.rate(game).players
+    a, b = CLASSIC_33.rate(level_game(rating, winner, (ranked_games, ranked_games))).players
     assert a.explain["k"] == 33
     assert (a.delta, b.delta) == expected
 
@@ -237,9 +218,5 @@ def test_classic_rounds_the_change_half_away(
 def test_classic_mixed_provisional_half_case() -> None:
     # A provisional (K 33): 16.5 -> 17; B established (K 16): -8 exactly.
     ruleset = Classic(provisional_k=33)
-    game = Game(
-        players=(PlayerState("A", 1200, ranked_games=3), PlayerState("B", 1200, ranked_games=40)),
-        winner="A",
-    )
-    a, b = ruleset.rate(game).players
+    a, b = ruleset.rate(level_game(1200, "A", (3, 40))).players
     assert (a.delta, b.delta) == (17, -8)
