@@ -22,7 +22,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
 from ratings.declare.kinds import parse_json
-from ratings.lambda_support import invocation, rest, telemetry
+from ratings.lambda_support import invocation, rest
 from ratings.lambda_support.rest import JsonObject
 from ratings.lambda_support.routes import MODERATION_ROUTES
 from ratings.service.results import LadderList, json_of
@@ -44,12 +44,12 @@ def list_ladders() -> JsonObject:
 @route("POST", "/v1/ladders/{ladder}/games")
 def submit_game(ladder: str) -> Response[JsonObject]:
     game = request_body()
-    if isinstance(game, dict) and (game_id := telemetry.loggable_id(game.get("game_id"))):
+    if isinstance(game, dict) and (game_id := invocation.loggable_id(game.get("game_id"))):
         logger.append_keys(game_id=game_id)
     service = wiring.service()
-    with telemetry.counting_retries(metrics, service):
+    with invocation.counting_retries(metrics, service):
         submitted = service.submit_game(ladder, game)
-    telemetry.count_game(metrics, submitted)
+    invocation.count_game(metrics, submitted)
     return rest.json_response(201 if submitted.created else 200, submitted.result)
 
 
@@ -90,7 +90,7 @@ def get_tournament(ladder: str, tournament_id: str) -> JsonObject:
 def link_identity() -> JsonObject:
     body = request_body()
     service = wiring.service()
-    with telemetry.counting_retries(metrics, service):
+    with invocation.counting_retries(metrics, service):
         return service.link_identity(body)
 
 

@@ -24,7 +24,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import invocation, queues, telemetry
+from ratings.lambda_support import invocation, queues
 from ratings.service.results import PodiumsDrained, json_of
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def podium_queue_url() -> str:
 
 consumer = queues.Consumer(
     read=podium_request,
-    count_stored=telemetry.count_podium,
+    count_stored=invocation.count_podium,
     lines=queues.LogLines(
         stored="podium awarded",
         duplicate="podium already awarded",

@@ -21,7 +21,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from ratings import wiring
-from ratings.lambda_support import invocation, queues, telemetry
+from ratings.lambda_support import invocation, queues
 
 logger = Logger()
 metrics = Metrics()
@@ -44,7 +44,7 @@ def games_queue_url() -> str:
 
 consumer = queues.Consumer(
     read=game_request,
-    count_stored=telemetry.count_game,
+    count_stored=invocation.count_game,
     lines=queues.LogLines(
         stored="game stored",
         duplicate="game already stored",

@@ -13,7 +13,7 @@ from support.http import Client
 from support.queues import queue_depth
 from support.stack import aws_client, wait_for
 
-from ratings.lambda_support.telemetry import CONFLICTS_RETRIED
+from ratings.lambda_support.invocation import CONFLICTS_RETRIED
 from ratings_local.__main__ import banner, parse_args
 from ratings_local.dynamodb_local import VERSION
 from ratings_local.stack import LocalStack

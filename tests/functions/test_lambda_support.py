@@ -9,7 +9,7 @@ from pynamodb.exceptions import GetError, PutError, QueryError, VerboseClientErr
 
 from ratings.declare.kinds import parse_json
 from ratings.errors import is_transient
-from ratings.lambda_support import telemetry
+from ratings.lambda_support import invocation
 from ratings.lambda_support.problems import (
     MAX_BODY_BYTES,
     STATUS,
@@ -204,4 +204,4 @@ def test_a_body_with_a_json_content_type_and_charset_is_accepted() -> None:
      ("", None), (42, None), (None, None), ("g\nforged", None)],
 )  # fmt: skip
 def test_only_well_formed_ids_reach_the_log_keys(value: object, logged: str | None) -> None:
-    assert telemetry.loggable_id(value) == logged
+    assert invocation.loggable_id(value) == logged

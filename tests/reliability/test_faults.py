@@ -27,7 +27,7 @@ from support.reliability import (
 )
 from support.stack import sqs_client, wait_for
 
-from ratings.lambda_support.telemetry import CONFLICTS_RETRIED
+from ratings.lambda_support.invocation import CONFLICTS_RETRIED
 from ratings_local.faults import FaultPlan
 from ratings_local.stack import LocalStack, sqs_record
 

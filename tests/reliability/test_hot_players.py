@@ -21,7 +21,7 @@ from support.queues import drain_bodies, queue_depth
 from support.reliability import deliver, make_games, plan_deliveries, summary, verify
 from support.stack import ENGINES, sqs_client, wait_for
 
-from ratings.lambda_support.telemetry import CONFLICTS_RETRIED
+from ratings.lambda_support.invocation import CONFLICTS_RETRIED
 from ratings_local.stack import LocalStack
 
 pytestmark = [

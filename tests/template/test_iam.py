@@ -198,7 +198,7 @@ def test_an_intrinsic_function_not_resolved_fails_closed(transformed: dict[str, 
 def test_lambda_may_poll_and_trace_for_each_function(transformed: dict[str, Any]) -> None:
     """What Lambda does with the function's role, not its code, so no recorded request shows
     it: an SQS event source mapping receives, deletes and reads its queue's attributes (Lambda's
-    documented needs); active tracing puts segments and telemetry."""
+    documented needs); active tracing puts segments and invocation."""
     needs = {
         function: [
             Request("xray:PutTraceSegments", "*"),

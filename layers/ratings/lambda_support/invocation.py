@@ -1,6 +1,7 @@
-"""What every invocation needs before anything else, standard library only (each handler
-imports this first): the garbage collector paused during a cold start, and the deadline that
-every AWS call of an invocation ends before.
+"""What every invocation of every function shares: the garbage collector paused during a cold
+start, the deadline that every AWS call of an invocation ends before, and the metrics an
+invocation counts. Each handler imports this first, so it imports only the standard library
+and the declarations (standard library only themselves).
 
 The cold start: the cyclic garbage collector waits until the first invocation is answered. A
 cold start creates a few hundred thousand objects that live as long as the container
@@ -28,7 +29,15 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, NamedTuple, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, ParamSpec, Protocol, TypeVar
+
+from ratings.declare.kinds import ID_PATTERN
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Metrics
+
+    from ratings.service.facade import RatingService
+    from ratings.service.game_result import Submitted
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -149,3 +158,79 @@ def guard(client: Any, attempt_seconds: float, *, settling: bool = False) -> Non
             )
 
     client.meta.events.register_first("before-send", check)
+
+
+# The service's metrics (CloudWatch EMF through Powertools), named once for every function.
+#
+# - GamesRated: ranked games stored (a retry of a stored game is not counted again)
+# - GamesUnranked: unranked games stored, with the dimension `reason` (mode, bot, shared_network)
+# - ConflictsRetried: commits redone because another writer got there first, or throttling
+# - MessagesDeadLettered: queue messages that can never succeed, sent to their DLQ
+# - MessagesRequeued: queue messages that met contention or throttling, sent back to their queue
+# - PodiumsAwarded: tournaments whose podium was awarded (once per tournament id)
+#
+# Powertools is not imported here (this module is imported before the collector pauses): a
+# metric's unit is its name, which Powertools accepts as well as its MetricUnit.
+
+#: Powertools' unit of a count.
+COUNT = "Count"
+
+GAMES_RATED = "GamesRated"
+GAMES_UNRANKED = "GamesUnranked"
+CONFLICTS_RETRIED = "ConflictsRetried"
+MESSAGES_DEAD_LETTERED = "MessagesDeadLettered"
+MESSAGES_REQUEUED = "MessagesRequeued"
+PODIUMS_AWARDED = "PodiumsAwarded"
+
+
+def count(metrics: "Metrics", name: str, value: int = 1) -> None:
+    metrics.add_metric(name=name, unit=COUNT, value=value)
+
+
+def count_game(metrics: "Metrics", submitted: "Submitted") -> None:
+    """Count a stored game as rated, or as unranked by its reason."""
+    if not submitted.created:
+        return
+    reason = submitted.result.get("unranked_reason")
+    if reason is None:
+        count(metrics, GAMES_RATED)
+        return
+    # Imported here, not above: this module is imported before the collector pauses.
+    from aws_lambda_powertools.metrics import MetricUnit, single_metric
+
+    # A dimension only this metric has: its own EMF record, with the function's defaults.
+    with single_metric(
+        name=GAMES_UNRANKED,
+        unit=MetricUnit.Count,
+        value=1,
+        namespace=metrics.namespace,
+        default_dimensions=metrics.default_dimensions,
+    ) as metric:
+        metric.add_dimension(name="reason", value=str(reason))
+
+
+def count_podium(metrics: "Metrics", submitted: "Submitted") -> None:
+    """Count an awarded podium (a podium awarded before is not counted again)."""
+    if submitted.created:
+        count(metrics, PODIUMS_AWARDED)
+
+
+@contextmanager
+def counting_retries(metrics: "Metrics", service: "RatingService") -> "Iterator[RatingService]":
+    """Count the conflicts `service` retries inside the block, whether it succeeds or not."""
+    retrier = service.retrier
+    before = retrier.retries
+    try:
+        yield service
+    finally:
+        retried = retrier.retries - before
+        if retried:
+            count(metrics, CONFLICTS_RETRIED, retried)
+
+
+def loggable_id(value: object) -> str | None:
+    """`value` if it is a well-formed id (game, tournament), else None: what a caller sends
+    reaches the log keys only once it has the shape of an id."""
+    if isinstance(value, str) and ID_PATTERN.fullmatch(value):
+        return value
+    return None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ratings.declare.kinds import parse_json_object
 from ratings.errors import Disposition
-from ratings.lambda_support import telemetry
+from ratings.lambda_support import invocation
 from ratings.lambda_support.problems import MAX_BODY_BYTES, PayloadTooLarge, Problem, problem_for
 from ratings.service.errors import InvalidInput
 
@@ -127,11 +127,11 @@ class Consumer(NamedTuple):
         id_key = None
         try:
             request = self.read(body)
-            if logged_id := telemetry.loggable_id(request.logged_id):
+            if logged_id := invocation.loggable_id(request.logged_id):
                 id_key = request.id_key
                 logger.append_keys(**{id_key: logged_id})
             service = self.service()
-            with telemetry.counting_retries(self.metrics, service):
+            with invocation.counting_retries(self.metrics, service):
                 submitted = request.submit(service)
         except Exception as error:
             problem = problem_for(error)
@@ -163,7 +163,7 @@ class Consumer(NamedTuple):
                 self.lines.left, extra={"error": repr(error), "requeue_error": repr(failure)}
             )
             raise LeftForRetry(message_id) from error
-        telemetry.count(self.metrics, telemetry.MESSAGES_REQUEUED)
+        invocation.count(self.metrics, invocation.MESSAGES_REQUEUED)
         self.logger.warning(
             self.lines.requeued,
             extra={"error": repr(error), "requeues": requeues, "delay_seconds": delay},
@@ -179,7 +179,7 @@ class Consumer(NamedTuple):
             source_message_id=message_id,
             field=field,
         )
-        telemetry.count(self.metrics, telemetry.MESSAGES_DEAD_LETTERED)
+        invocation.count(self.metrics, invocation.MESSAGES_DEAD_LETTERED)
         self.logger.warning(
             self.lines.dead_lettered,
             extra={"reason": problem.code, "field": field, "detail": problem.message},
