@@ -78,7 +78,9 @@ class SubmitGame(NamedTuple):
             written = [player.played().counting(day) for player in players]
         else:
             written = [
-                player.rated(change.rating_after).counting(day)
+                player.rated(change.rating_after)
+                .counting(day)
+                .with_recent_game(game.played_at, now, ladder.ruleset)
                 for player, change in zip(players, rating.players, strict=True)
             ]
         stored = StoredGame(
