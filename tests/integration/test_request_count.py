@@ -4,8 +4,10 @@
 The common path is a game between two players who both have a state already: every ruleset
 reads the game, states and links in one BatchGetItem and writes with one TransactWriteItems.
 gammon42 (ladder backgammon, 1.3.1) counts each player's window from the played_at times their
-state keeps (`Player.recent`); only a game that arrives after 50 newer ones of the player, or a
-state stored before the times were kept, costs that player one Query of the history.
+state keeps (`Player.recent`: the 62 newest); only a game whose window starts before them and
+holds fewer than 50 of them (it arrives after more than 12 newer games of a player with 50 in
+the week, or after 62), or a state stored before the times were kept, costs that player one
+Query of the history.
 
 Every count holds on both engines, except where DynamoDB cannot know what moto knows: it
 returns a LastEvaluatedKey whenever a Query's Limit is used up, even by the last entry, so a
@@ -100,15 +102,35 @@ def test_a_full_week_is_counted_from_the_state(
     assert request_counter.operations == COMMON_PATH["backgammon"]
 
 
-def test_a_late_game_behind_50_newer_ones_costs_one_query(
+def test_a_game_a_few_places_out_of_order_is_counted_from_the_state(
     service: RatingService, request_counter: RequestCounter
 ) -> None:
-    """The fallback: a game played 5 days ago arrives after 55 newer games of alice (the state
-    keeps the 50 newest, all after its window's start). Its window is counted on the history,
+    """A queue delivers out of order: alice's game arrives after 10 later ones of hers, in a
+    week of 80. Her state keeps the 62 newest, 52 of them before this game: K 16, no Query."""
+    warm_up(service, "backgammon", "bob")
+    for index in range(80):
+        at = NOW - 2 * HOUR + index * MINUTE
+        body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
+        assert service.submit_game("backgammon", body).created
+    request_counter.reset()
+
+    late = game("late", "alice", "bob", played_at=NOW - 2 * HOUR + 69 * MINUTE + MINUTE // 2)
+    submitted = service.submit_game("backgammon", late)
+
+    explain = submitted.result["players"][0]["explain"]
+    assert (explain["recent_ranked_games"], explain["k"]) == (50, 16)
+    assert request_counter.operations == COMMON_PATH["backgammon"]
+
+
+def test_a_late_game_behind_62_newer_ones_costs_one_query(
+    service: RatingService, request_counter: RequestCounter
+) -> None:
+    """The fallback: a game played 5 days ago arrives after 70 newer games of alice (the state
+    keeps the 62 newest, all after its window's start). Its window is counted on the history,
     with alice's 4 games played 6 days ago; bob's from his state."""
     warm_up(service, "backgammon", "bob")
     old = [NOW - 6 * DAY + index * MINUTE for index in range(4)]
-    new = [NOW - 2 * HOUR + index * MINUTE for index in range(55)]
+    new = [NOW - 2 * HOUR + index * MINUTE for index in range(70)]
     for index, at in enumerate([*old, *new]):
         body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
         assert service.submit_game("backgammon", body).created

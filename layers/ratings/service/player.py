@@ -84,6 +84,13 @@ class RecentGames(NamedTuple):
 NO_GAMES = RecentGames()
 
 
+def kept_for(cap: int) -> int:
+    """How many times a state keeps for a K rule that counts up to `cap` games: `cap`, and a
+    quarter more, so that a game arriving after a few later ones of the player (a queue
+    delivers out of order) still finds `cap` kept games before it (62 for gammon42's 50)."""
+    return cap + cap // 4
+
+
 class Player(NamedTuple):
     """A player's state in one ladder. `version` counts the commits that wrote it: 0 is a
     player never stored (at the ladder's starting rating).
@@ -160,9 +167,9 @@ class Player(NamedTuple):
 
     def with_recent_game(self, played_at: datetime, now: datetime, ruleset: Ruleset) -> "Player":
         """This state with a ranked game played at `played_at` among its recent ones, as far
-        as `ruleset`'s window can use them: the `recent_games_needed` newest of those that a
-        game accepted from `now` on can still count. The version unchanged (it goes with
-        `rated`). A ruleset without a window keeps none.
+        as `ruleset`'s window can use them: the newest of those that a game accepted from `now`
+        on can still count, `recent_games_needed` and a quarter more (`kept_for`). The version
+        unchanged (it goes with `rated`). A ruleset without a window keeps none.
 
         A state that kept none starts with this game, complete from a floor later than any
         played_at accepted until `now`: its windows are read from the history until they
@@ -175,7 +182,7 @@ class Player(NamedTuple):
             recent = RecentGames(floor=millis(now + MAX_FUTURE + CLOCK_MARGIN))
         window = timedelta(days=ruleset.recent_window_days)
         horizon = now - MAX_AGE - window - CLOCK_MARGIN
-        return self._replace(recent=recent.adding(played_at, cap, horizon))
+        return self._replace(recent=recent.adding(played_at, kept_for(cap), horizon))
 
     def before_game(self, recent_ranked_games: int) -> PlayerState:
         """The player as the rules see them before a game."""

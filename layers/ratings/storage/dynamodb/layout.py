@@ -218,28 +218,49 @@ def state_item_of(player: Player) -> StateItem:
     return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **fields)
 
 
-#: The first byte of a packed `RecentGames`: its format.
-RECENT_FORMAT = 1
-#: Bytes of each time packed: milliseconds since the epoch, unsigned big-endian (to 10889).
+#: The first byte of a packed `RecentGames`: its format. Both start with the floor (0: none)
+#: as milliseconds since the epoch in TIME_BYTES; then the times, oldest first: as offsets of
+#: OFFSET_BYTES from the first (itself in TIME_BYTES), or, when they span more than those
+#: reach (49 days: never for times a week's window can still use), each in TIME_BYTES.
+RECENT_OFFSETS, RECENT_TIMES = 2, 1
 TIME_BYTES = 6
+OFFSET_BYTES = 4
 
 
 def pack_recent(recent: RecentGames) -> bytes:
-    """The format byte, the floor (0: none), then each time, oldest first, TIME_BYTES each:
-    7 + 6 n bytes (307 for gammon42's 50), so a state item stays well under 1 KB."""
-    values = (0 if recent.floor is None else recent.floor, *recent.times)
-    return bytes([RECENT_FORMAT]) + b"".join(value.to_bytes(TIME_BYTES, "big") for value in values)
+    """`recent` in 13 + 4 n bytes (261 for gammon42's 62), so a state item stays under 1 KB."""
+    floor = (recent.floor or 0).to_bytes(TIME_BYTES, "big")
+    times = recent.times
+    if not times or times[-1] - times[0] < 1 << (8 * OFFSET_BYTES):
+        first = times[0] if times else 0
+        offsets = b"".join((at - first).to_bytes(OFFSET_BYTES, "big") for at in times[1:])
+        return bytes([RECENT_OFFSETS]) + floor + first.to_bytes(TIME_BYTES, "big") + offsets
+    return bytes([RECENT_TIMES]) + floor + b"".join(at.to_bytes(TIME_BYTES, "big") for at in times)
 
 
 def unpack_recent(packed: bytes) -> RecentGames | None:
-    """What `pack_recent` packed; None (none kept) for a format it does not know."""
-    if not packed or packed[0] != RECENT_FORMAT or (len(packed) - 1) % TIME_BYTES:
+    """What `pack_recent` packed; None (none kept: read the history) for what it cannot read."""
+    head = 1 + TIME_BYTES
+    if len(packed) < head or packed[0] not in (RECENT_OFFSETS, RECENT_TIMES):
         return None
-    values = [
-        int.from_bytes(packed[start : start + TIME_BYTES], "big")
-        for start in range(1, len(packed), TIME_BYTES)
-    ]
-    return RecentGames(tuple(values[1:]), values[0] or None)
+    floor = int.from_bytes(packed[1:head], "big") or None
+    if packed[0] == RECENT_TIMES:
+        width, base, rest = TIME_BYTES, 0, packed[head:]
+    else:
+        if len(packed) < head + TIME_BYTES:
+            return None
+        first = int.from_bytes(packed[head : head + TIME_BYTES], "big")
+        if not first and len(packed) == head + TIME_BYTES:
+            return RecentGames((), floor)
+        # The first time is offset 0 from itself.
+        width, base, rest = OFFSET_BYTES, first, bytes(OFFSET_BYTES) + packed[head + TIME_BYTES :]
+    if len(rest) % width:
+        return None
+    times = tuple(
+        base + int.from_bytes(rest[start : start + width], "big")
+        for start in range(0, len(rest), width)
+    )
+    return RecentGames(times, floor)
 
 
 def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
