@@ -116,6 +116,12 @@ CASES = [
     Case("in order", "10 games in 30 h, the game after them", in_order),
     Case("heavy week", "80 games in the last 80 h, the game after them", heavy_week),
     Case(
+        "out of order",
+        "80 games in the last 80 h; a game played before the 10 newest arrives",
+        heavy_week,
+        timedelta(hours=11, minutes=30),
+    ),
+    Case(
         "late, light",
         "20 games in 5 days, a game of 4 days ago arrives",
         late_light,
