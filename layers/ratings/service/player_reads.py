@@ -71,8 +71,9 @@ def recent_ranked_games(
     known = player.recent_ranked_games(since, until, limit)
     if known is not None:
         return known  # the state keeps every game the window can count
-    # A game that arrives after the state's newest kept games, a state that keeps none:
-    # the window is counted on the history (a Query per id).
+    # A late game whose window starts before the times the state dropped, or a state that
+    # keeps none (stored before they were kept): the window is counted on the history, a
+    # Query per id.
     count = writes.count_ranked_games(player.ladder, player.player_id, since, until, limit)
     if player.absorbed_id is not None and count < limit:
         count += writes.count_ranked_games(
