@@ -35,7 +35,7 @@ from support.seeding import seed_states
 from support.services import answers_alike, rating_service
 from support.window import HERO, rate_hero
 
-from ratings.rules import InvalidInput
+from ratings.rules import Gammon42, InvalidInput
 from ratings.service.errors import (
     AlreadyLinked,
     GameConflict,
@@ -46,6 +46,7 @@ from ratings.service.errors import (
 )
 from ratings.service.facade import RatingService
 from ratings.service.game_result import Submitted
+from ratings.service.player import Player
 from ratings.service.ports import Storage
 from ratings.service.stored import PlayerEvent, StoredGame
 from ratings.service.unit_of_work import RetryPolicy
@@ -166,6 +167,71 @@ def test_expired_events_still_stored_are_outside_the_window(
     assert dynamo_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - WEEK, t, 50) == 0
     # Still counted by a window that covers their played_at: only that keeps them out.
     assert dynamo_storage.unit_of_work().count_ranked_games(LADDER, HERO, t - 40 * DAY, t, 50) == 6
+
+
+# The window's times kept on the state ---------------------------------------------------------
+
+
+def test_kept_times_read_back_as_written(any_storage: Storage) -> None:
+    """`Player.recent` through the port: the same value back on every storage (and none kept
+    stays none kept)."""
+    kept = Player(LADDER, "kept", 1500, ranked_games=70, version=1)
+    for minute in range(70):
+        kept = kept.with_recent_game(NOW - minute * MINUTE, NOW, Gammon42())
+    none = Player(LADDER, "none", 1480, ranked_games=3, version=1, recent=None)
+    fresh = Player(LADDER, "fresh", 1500, version=1)
+    record = StoredGame(LADDER, "states", "seed", {}, NOW + DAY)
+    any_storage.unit_of_work().commit_game(record, [kept, none, fresh], [])
+
+    read = any_storage.unit_of_work().read_states(LADDER, ["kept", "none", "fresh"])
+
+    assert read == {"kept": kept, "none": none, "fresh": fresh}
+    assert kept.recent is not None
+    assert len(kept.recent.times) == 62
+
+
+def window_scenario(storage: Storage) -> dict[str, Any]:
+    """Games in order, a few places out of order and days late; a state that keeps no times
+    (as stored before they were kept); a takeover by an account: each result and K."""
+    clock = FixedClock(NOW)
+    service = rating_service(storage, clock)
+    out: dict[str, Any] = {}
+    at = [NOW - 3 * HOUR + index * MINUTE for index in range(70)]
+    for index, played_at in enumerate(at):
+        service.submit_game(LADDER, game(f"w-{index}", HERO, f"o-{index}", played_at=played_at))
+    for name, played_at in [
+        ("in-order", NOW - MINUTE),
+        ("out-of-order", at[65] + MS),
+        ("late", NOW - 5 * DAY),
+        ("late-some", at[20] - MS),
+    ]:
+        out[name] = service.submit_game(LADDER, game(name, HERO, "bob", played_at=played_at)).result
+    (hero,) = storage.unit_of_work().read_states(LADDER, [HERO]).values()
+    legacy = hero._replace(version=hero.version + 1, recent=None)
+    storage.unit_of_work().commit_game(
+        StoredGame(LADDER, "legacy", "seed", {}, NOW + DAY), [legacy], []
+    )
+    out["legacy"] = service.submit_game(LADDER, game("legacy-1", HERO, "bob")).result
+    service.submit_game(LADDER, game("dev-game", "dev-7", "bob", played_at=NOW - HOUR))
+    out["link"] = service.link_identity({"anonymous_id": "dev-7", "account_id": "acct-7"})
+    out["account"] = service.submit_game(LADDER, game("acct", "acct-7", HERO)).result
+    out["player"] = service.get_player(LADDER, HERO)
+    return out
+
+
+def test_the_window_from_the_state_answers_alike_on_every_storage(any_storage: Storage) -> None:
+    answers = answers_alike(window_scenario, any_storage)
+
+    def hero(name: str) -> tuple[int, int]:
+        explain = side(answers[name], HERO)["explain"]
+        return explain["recent_ranked_games"], explain["k"]
+
+    assert hero("in-order") == (50, 16)
+    assert hero("out-of-order") == (50, 16)
+    assert hero("late") == (0, 32)
+    assert hero("late-some") == (21, 32)  # the 20 before it, and the late one
+    assert hero("legacy") == (50, 16)
+    assert side(answers["account"], "acct-7")["explain"]["recent_ranked_games"] == 1
 
 
 # The window through the service -------------------------------------------------------------
@@ -554,6 +620,13 @@ def test_transient_errors_are_retried(
     reasons: list[str] | None,
 ) -> None:
     service.submit_game(LADDER, game("warm", "alice", "bob", played_at=NOW - 2 * HOUR))
+    if operation == "Query":
+        # Only a window the state cannot count is read with a Query: alice's state as stored
+        # before states kept their games' times.
+        alice = dynamo_storage.unit_of_work().read_states(LADDER, ["alice"])["alice"]
+        legacy = alice._replace(version=alice.version + 1, recent=None)
+        record = StoredGame(LADDER, "legacy", "seed", {}, NOW + 30 * DAY)
+        dynamo_storage.unit_of_work().commit_game(record, [legacy], [])
     if reasons is not None:
         assert len(reasons) == len(GAME_TRANSACTION)
     faults = DynamoFaults(dynamo_storage.connection.client)

@@ -1,10 +1,13 @@
 """DynamoDB requests per use case, counted at the botocore client (docs/table-layout.md,
 "Reads on the common path"): every request the adapter sends passes its before-call hook.
 
-The common path is a game between two players who both have a state already: gammon42
-(ladder backgammon, 1.3.1) reads the game, states and links in one BatchGetItem, counts each
-player's window with one Query, and writes with one TransactWriteItems; sedma and classic need
-no window, so two requests.
+The common path is a game between two players who both have a state already: every ruleset
+reads the game, states and links in one BatchGetItem and writes with one TransactWriteItems.
+gammon42 (ladder backgammon, 1.3.1) counts each player's window from the played_at times their
+state keeps (`Player.recent`: the 62 newest); only a game whose window starts before them and
+holds fewer than 50 of them (it arrives after more than 12 newer games of a player with 50 in
+the week, or after 62), or a state stored before the times were kept, costs that player one
+Query of the history.
 
 Every count holds on both engines, except where DynamoDB cannot know what moto knows: it
 returns a LastEvaluatedKey whenever a Query's Limit is used up, even by the last entry, so a
@@ -24,11 +27,11 @@ from ratings.service.stored import PlayerEvent, StoredGame
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard
 
 COMMON_PATH = {
-    "backgammon": ["BatchGetItem", "Query", "Query", "TransactWriteItems"],
+    "backgammon": ["BatchGetItem", "TransactWriteItems"],
     "sedma": ["BatchGetItem", "TransactWriteItems"],
     "classic": ["BatchGetItem", "TransactWriteItems"],
 }
-BUDGET = {"backgammon": 4, "sedma": 2, "classic": 2}
+BUDGET = {"backgammon": 2, "sedma": 2, "classic": 2}
 
 
 def warm_up(service: RatingService, ladder: str, *players: str) -> None:
@@ -81,11 +84,73 @@ def test_a_duplicate_costs_one_request(
     assert request_counter.operations == ["BatchGetItem"]
 
 
-def test_a_full_week_is_still_one_query_per_player(
+def test_a_full_week_is_counted_from_the_state(
+    service: RatingService, request_counter: RequestCounter
+) -> None:
+    """60 games of alice in the last hours: her state keeps the 50 newest, enough for K."""
+    warm_up(service, "backgammon", "bob")
+    for index in range(60):
+        at = NOW - 2 * HOUR + index * MINUTE
+        body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
+        assert service.submit_game("backgammon", body).created
+    request_counter.reset()
+
+    submitted = service.submit_game("backgammon", game("g-1", "alice", "bob"))
+
+    explain = submitted.result["players"][0]["explain"]
+    assert (explain["recent_ranked_games"], explain["k"]) == (50, 16)
+    assert request_counter.operations == COMMON_PATH["backgammon"]
+
+
+def test_a_game_a_few_places_out_of_order_is_counted_from_the_state(
+    service: RatingService, request_counter: RequestCounter
+) -> None:
+    """A queue delivers out of order: alice's game arrives after 10 later ones of hers, in a
+    week of 80. Her state keeps the 62 newest, 52 of them before this game: K 16, no Query."""
+    warm_up(service, "backgammon", "bob")
+    for index in range(80):
+        at = NOW - 2 * HOUR + index * MINUTE
+        body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
+        assert service.submit_game("backgammon", body).created
+    request_counter.reset()
+
+    late = game("late", "alice", "bob", played_at=NOW - 2 * HOUR + 69 * MINUTE + MINUTE // 2)
+    submitted = service.submit_game("backgammon", late)
+
+    explain = submitted.result["players"][0]["explain"]
+    assert (explain["recent_ranked_games"], explain["k"]) == (50, 16)
+    assert request_counter.operations == COMMON_PATH["backgammon"]
+
+
+def test_a_late_game_behind_62_newer_ones_costs_one_query(
+    service: RatingService, request_counter: RequestCounter
+) -> None:
+    """The fallback: a game played 5 days ago arrives after 70 newer games of alice (the state
+    keeps the 62 newest, all after its window's start). Its window is counted on the history,
+    with alice's 4 games played 6 days ago; bob's from his state."""
+    warm_up(service, "backgammon", "bob")
+    old = [NOW - 6 * DAY + index * MINUTE for index in range(4)]
+    new = [NOW - 2 * HOUR + index * MINUTE for index in range(70)]
+    for index, at in enumerate([*old, *new]):
+        body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
+        assert service.submit_game("backgammon", body).created
+    request_counter.reset()
+
+    late = game("late", "alice", "bob", played_at=NOW - 5 * DAY)
+    submitted = service.submit_game("backgammon", late)
+
+    explain = submitted.result["players"][0]["explain"]
+    assert (explain["recent_ranked_games"], explain["k"]) == (4, 32)
+    assert request_counter.operations == ["BatchGetItem", "Query", "TransactWriteItems"]
+
+
+def test_a_state_stored_before_the_times_were_kept_counts_on_the_history(
     dynamo_storage: DynamoStorage, service: RatingService, request_counter: RequestCounter
 ) -> None:
-    """Beyond 50 recent games DynamoDB stops counting at the Limit: still one Query."""
+    """A state that keeps no times (stored before they were) has its window counted by one
+    Query, as before; beyond 50 recent games DynamoDB stops counting at the Limit."""
     warm_up(service, "backgammon", "alice", "bob")
+    alice = dynamo_storage.unit_of_work().read_states("backgammon", ["alice"])["alice"]
     events = [
         PlayerEvent(
             "backgammon",
@@ -99,27 +164,35 @@ def test_a_full_week_is_still_one_query_per_player(
         )
         for index, at in enumerate(NOW - 2 * HOUR - index * MINUTE for index in range(80))
     ]
+    # The events stored with a state that keeps no times, as before this change.
+    legacy = alice._replace(version=alice.version + 1, ranked_games=81, recent=None)
     for start in range(0, len(events), 40):
         record = StoredGame("backgammon", f"seed-{start}", "seed", {}, NOW + 30 * DAY)
-        dynamo_storage.unit_of_work().commit_game(record, [], events[start : start + 40])
+        written = [legacy] if start == 0 else []
+        dynamo_storage.unit_of_work().commit_game(record, written, events[start : start + 40])
     request_counter.reset()
 
     submitted = service.submit_game("backgammon", game("g-1", "alice", "bob"))
 
     explain = submitted.result["players"][0]["explain"]
     assert (explain["recent_ranked_games"], explain["k"]) == (50, 16)
-    assert request_counter.operations == COMMON_PATH["backgammon"]
+    assert request_counter.operations == ["BatchGetItem", "Query", "TransactWriteItems"]
+    # From then on the state keeps times, complete only from a floor past this game: the
+    # next game's window still starts before it, so it still reads the history.
+    request_counter.reset()
+    service.submit_game("backgammon", game("g-2", "alice", "bob"))
+    assert request_counter.operations == ["BatchGetItem", "Query", "TransactWriteItems"]
 
 
 @pytest.mark.parametrize(
     ("known", "expected"),
     [
         ((), ["BatchGetItem", "TransactWriteItems"]),  # never stored: nothing to count
-        (("alice",), ["BatchGetItem", "Query", "TransactWriteItems"]),
+        (("alice",), ["BatchGetItem", "TransactWriteItems"]),
     ],
     ids=["both-new", "one-new"],
 )
-def test_new_players_need_no_window_query(
+def test_new_and_known_players_need_no_window_query(
     service: RatingService,
     request_counter: RequestCounter,
     known: tuple[str, ...],
@@ -157,8 +230,6 @@ def test_a_linked_anonymous_id_costs_one_more_batch_get(
     assert request_counter.operations == [
         "BatchGetItem",
         "BatchGetItem",  # the account's state (the first read only knew the anonymous id)
-        "Query",
-        "Query",
         "TransactWriteItems",
     ]
 
@@ -166,21 +237,15 @@ def test_a_linked_anonymous_id_costs_one_more_batch_get(
 def test_an_account_that_took_an_anonymous_state_counts_both_windows(
     service: RatingService, request_counter: RequestCounter
 ) -> None:
-    """Not in docs/table-layout.md: the absorbed id's window costs one more Query per game of
-    the account (while the account's own count is below 50)."""
+    """The account took over the anonymous id's kept times with its state: both ids' games
+    count without a Query."""
     warm_up(service, "backgammon", "dev-1", "bob")
     service.link_identity({"anonymous_id": "dev-1", "account_id": "acct-1"})  # takeover
     request_counter.reset()
 
     service.submit_game("backgammon", game("g-1", "acct-1", "bob"))
 
-    assert request_counter.operations == [
-        "BatchGetItem",
-        "Query",  # the account's own window
-        "Query",  # the absorbed anonymous id's window
-        "Query",  # bob's
-        "TransactWriteItems",
-    ]
+    assert request_counter.operations == ["BatchGetItem", "TransactWriteItems"]
 
 
 def test_requests_of_the_other_use_cases(
@@ -208,9 +273,10 @@ def test_requests_of_the_other_use_cases(
         "podium": ["BatchGetItem", "TransactWriteItems"],
         "podium again": ["BatchGetItem"],
         "link": ["BatchGetItem", "TransactWriteItems"],
-        # The state and the window, then the standing: per shard one count of the players
-        # rated higher, per shard one of those tied with a smaller id, and the histogram.
-        "player": ["BatchGetItem", "Query", *shards, *shards, "GetItem"],
+        # The state (the window from its kept times), then the standing: per shard one count
+        # of the players rated higher, per shard one of those tied with a smaller id, and
+        # the histogram.
+        "player": ["BatchGetItem", *shards, *shards, "GetItem"],
         "history": ["GetItem", "Query"],
         # A query a shard, then the listed players' states (the index lags behind them).
         "leaderboard": [*shards, "BatchGetItem"],

@@ -56,7 +56,8 @@ def stored_texts(storage: Storage) -> Iterator[str]:
         pages = client.get_paginator("scan").paginate(TableName=storage.table.table_name)
         for page in pages:
             for item in page.get("Items", []):
-                yield json.dumps(item, sort_keys=True)
+                # A binary attribute (a state's kept times) as hex: it holds no id.
+                yield json.dumps(item, sort_keys=True, default=bytes.hex)
         return
     assert isinstance(storage, InMemoryStorage)
     tables: list[Any] = [

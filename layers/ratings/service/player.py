@@ -6,11 +6,89 @@ those. The rules see a player as `PlayerState` (`before_game`), the table as its
 the two, nothing else describes a player.
 """
 
+from bisect import bisect_left
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from ratings.rules import PlayerState
+from ratings.rules import PlayerState, Ruleset
+from ratings.rules.submission import MAX_AGE, MAX_FUTURE
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+#: Room for the clocks of two Lambdas to disagree, wherever a bound rests on "now".
+CLOCK_MARGIN = timedelta(hours=1)
+
+
+def millis(at: datetime) -> int:
+    """`at` in milliseconds since the epoch, truncated like the table's timestamps
+    (`ratings.timestamps.format_utc_millis`)."""
+    return (at - _EPOCH) // _MS
+
+
+class RecentGames(NamedTuple):
+    """The played_at times of some of a player's ranked games (milliseconds since the epoch,
+    oldest first), from which the recent-games window is counted without a read.
+
+    Two promises, kept by every state that carries them:
+
+    - each time is a distinct ranked game of the player (or of the anonymous id they
+      absorbed): a count of `times` never exceeds the true count;
+    - every such game played at or after `floor` is among `times` (None: every one ever).
+
+    So the count of a window [since, until) is exact when `since >= floor`, and known to be
+    at least the cap when `times` alone reach it. Otherwise it is not known here.
+    """
+
+    times: tuple[int, ...] = ()
+    floor: int | None = None
+
+    def in_window(self, since: datetime, until: datetime, cap: int) -> int | None:
+        """Ranked games with `since <= played_at < until` (to the millisecond), up to `cap`;
+        None when the times kept cannot tell."""
+        start, end = millis(since), millis(until)
+        counted = max(0, bisect_left(self.times, end) - bisect_left(self.times, start))
+        if counted >= cap:
+            return cap
+        if self.floor is None or start >= self.floor:
+            return counted
+        return None
+
+    def adding(self, at: datetime, keep: int, horizon: datetime) -> "RecentGames":
+        """These times with a ranked game played at `at`, then at most the `keep` newest of
+        those at or after `horizon` (older ones can no longer fall in a window)."""
+        times = sorted((*self.times, millis(at)))
+        return RecentGames(tuple(times), self.floor).trimmed(keep, millis(horizon))
+
+    def merged(self, other: "RecentGames") -> "RecentGames":
+        """The times of two ids' games together (an account and the id it absorbs), as many
+        as the longer of the two kept; complete from the later floor on."""
+        floors = [floor for floor in (self.floor, other.floor) if floor is not None]
+        merged = RecentGames(tuple(sorted(self.times + other.times)), max(floors, default=None))
+        return merged.trimmed(max(len(self.times), len(other.times)), None)
+
+    def trimmed(self, keep: int, horizon: int | None) -> "RecentGames":
+        """At most `keep` of the newest times, none before `horizon`; the floor raised past
+        every time dropped, so what is kept stays complete from it on."""
+        times = self.times
+        start = 0 if horizon is None else bisect_left(times, horizon)
+        start = max(start, len(times) - keep)
+        if start <= 0:
+            return self
+        dropped = times[start - 1] + 1
+        floor = dropped if self.floor is None else max(self.floor, dropped)
+        return RecentGames(times[start:], floor)
+
+
+#: Kept by a player never stored: no ranked games anywhere, so every window is known.
+NO_GAMES = RecentGames()
+
+
+def kept_for(cap: int) -> int:
+    """How many times a state keeps for a K rule that counts up to `cap` games: `cap`, and a
+    quarter more, so that a game arriving after a few later ones of the player (a queue
+    delivers out of order) still finds `cap` kept games before it (62 for gammon42's 50)."""
+    return cap + cap // 4
 
 
 class Player(NamedTuple):
@@ -46,6 +124,11 @@ class Player(NamedTuple):
     #: were rated that day, ranked or not: the daily game limit (`ratings.service.context`).
     games_day: str | None = None
     games_that_day: int = 0
+    #: The played_at times of the player's latest ranked games, so that a ruleset with a
+    #: recent-games window counts it without a read (`RecentGames`, `recent_ranked_games`).
+    #: None: not kept (a state stored before they were, or in a ladder whose ruleset has no
+    #: window): the window is then read from the history.
+    recent: RecentGames | None = NO_GAMES
 
     @property
     def stored(self) -> bool:
@@ -67,6 +150,39 @@ class Player(NamedTuple):
     def replaces_version(self) -> int:
         """The stored version a commit of this state is conditioned on (0: none stored)."""
         return self.version - 1
+
+    def recent_ranked_games(self, since: datetime, until: datetime, cap: int) -> int | None:
+        """The player's ranked games with `since <= played_at < until` (the absorbed id's
+        included), up to `cap`, when the state knows them; None when only the history can
+        tell (the caller then counts it there)."""
+        recent = self._recent_known()
+        return None if recent is None else recent.in_window(since, until, cap)
+
+    def _recent_known(self) -> RecentGames | None:
+        # A state that keeps no times but has never had a ranked game (nor absorbed an id
+        # that had) knows its window all the same: empty.
+        if self.recent is None and self.ranked_games == 0 and self.absorbed_id is None:
+            return NO_GAMES
+        return self.recent
+
+    def with_recent_game(self, played_at: datetime, now: datetime, ruleset: Ruleset) -> "Player":
+        """This state with a ranked game played at `played_at` among its recent ones, as far
+        as `ruleset`'s window can use them: the newest of those that a game accepted from `now`
+        on can still count, `recent_games_needed` and a quarter more (`kept_for`). The version
+        unchanged (it goes with `rated`). A ruleset without a window keeps none.
+
+        A state that kept none starts with this game, complete from a floor later than any
+        played_at accepted until `now`: its windows are read from the history until they
+        start after it, a week on."""
+        cap = ruleset.recent_games_needed
+        if cap is None:
+            return self._replace(recent=None)
+        recent = self._recent_known()
+        if recent is None:
+            recent = RecentGames(floor=millis(now + MAX_FUTURE + CLOCK_MARGIN))
+        window = timedelta(days=ruleset.recent_window_days)
+        horizon = now - MAX_AGE - window - CLOCK_MARGIN
+        return self._replace(recent=recent.adding(played_at, kept_for(cap), horizon))
 
     def before_game(self, recent_ranked_games: int) -> PlayerState:
         """The player as the rules see them before a game."""
@@ -145,6 +261,7 @@ class Player(NamedTuple):
             rating=anonymous.rating,
             ranked_games=anonymous.ranked_games,
             absorbed_id=anonymous.player_id,
+            recent=_merged(self._recent_known(), anonymous._recent_known()),
             listed=True,
             sanction_id=self.sanction_id or anonymous.sanction_id,
             refunded_until=_latest(self.refunded_until, anonymous.refunded_until),
@@ -157,6 +274,12 @@ class Player(NamedTuple):
         if anonymous.sanction_id is None or self.sanction_id is not None:
             return None
         return self.sanctioned_by(anonymous.sanction_id, anonymous.refunded_until)
+
+
+def _merged(first: RecentGames | None, second: RecentGames | None) -> RecentGames | None:
+    if first is None or second is None:
+        return None
+    return first.merged(second)
 
 
 def _latest(first: datetime | None, second: datetime | None) -> datetime | None:

@@ -335,7 +335,8 @@ def recent_ranked_games(
 ) -> int:
     """Ranked games of the player in the ruleset's window before `until`, counted as far as
     the K rule needs; with `display`, also for a ruleset that never looks (up to
-    DISPLAY_RECENT_LIMIT, over DISPLAY_WINDOW_DAYS)."""
+    DISPLAY_RECENT_LIMIT, over DISPLAY_WINDOW_DAYS). From the state when it knows them
+    (`Player.recent_ranked_games`), else on the history."""
     limit = ruleset.recent_games_needed
     if limit is None:
         if not display:
@@ -345,6 +346,12 @@ def recent_ranked_games(
         return 0  # never stored: no games anywhere
     window = timedelta(days=ruleset.recent_window_days or DISPLAY_WINDOW_DAYS)
     since = until - window
+    known = player.recent_ranked_games(since, until, limit)
+    if known is not None:
+        return known  # the state keeps every game the window can count
+    # A late game whose window starts before the times the state dropped, or a state that
+    # keeps none (stored before they were kept): the window is counted on the history, a
+    # Query per id.
     count = uow.count_ranked_games(player.ladder, player.player_id, since, until, limit)
     if player.absorbed_id is not None and count < limit:
         count += uow.count_ranked_games(

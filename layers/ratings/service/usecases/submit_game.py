@@ -65,7 +65,7 @@ def _rate_once(
     players = players_of(uow, ladder, resolved, reads.links, reads.states)
     refuse_erasing(players)
     day = _count_day(context, players, now)
-    result, written = _rate(uow, ladder, game, players, day)
+    result, written = _rate(uow, ladder, game, players, day, now)
     stored = StoredGame(
         ladder=ladder.ladder_id,
         game_id=game.game_id,
@@ -93,7 +93,12 @@ def _rate_once(
 
 
 def _rate(
-    uow: UnitOfWork, ladder: Ladder, game: GameInput, players: Sequence[Player], day: str
+    uow: UnitOfWork,
+    ladder: Ladder,
+    game: GameInput,
+    players: Sequence[Player],
+    day: str,
+    now: datetime,
 ) -> tuple[GameResult, list[Player]]:
     """The game's result and each player's state after it. Both states are written, ranked
     or not: each counts the game towards its day."""
@@ -107,8 +112,11 @@ def _rate(
     result, rating = evaluate(ladder, ladder.ruleset, game, states, reason)
     if rating is None:
         return result, [player.played().counting(day) for player in players]
+    # The state keeps the game's time for the windows of later games (`Player.recent`).
     return result, [
-        player.rated(change.rating_after).counting(day)
+        player.rated(change.rating_after)
+        .counting(day)
+        .with_recent_game(game.played_at, now, ladder.ruleset)
         for player, change in zip(players, rating.players, strict=True)
     ]
 
