@@ -4,9 +4,9 @@ answers and stores it; the CLI's replay and simulate write it too.
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from ratings.declare.answers import (
     Doc,
@@ -15,6 +15,7 @@ from ratings.declare.answers import (
     Ruled,
     SchemaContext,
     Spread,
+    json_of,
     ruleset_of,
     rulesets_of,
 )
@@ -29,6 +30,11 @@ from ratings.rules import (
     Ruleset,
 )
 from ratings.rules.ladders import RULESET_VERSIONS
+from ratings.service.player import Player
+from ratings.service.stored import PlayerEvent
+
+if TYPE_CHECKING:
+    from ratings.service.results import PodiumBonusEvent
 
 #: Digits kept of the formula's fractional inputs in answers (expected score, coefficient...).
 EXPLAIN_DIGITS = 4
@@ -221,3 +227,31 @@ class Submitted(NamedTuple):
 
     result: JsonObject
     created: bool
+
+
+def history_line(
+    player: Player,
+    event: "GameEvent | PodiumBonusEvent",
+    kept_for: timedelta,
+    kept_until: datetime | None = None,
+) -> PlayerEvent:
+    """`event` as a line of `player`'s history, kept `kept_for` after it happened, and at least
+    until `kept_until` (a game's record's expiry: while the record names the player, so does
+    an event of theirs, where an erasure finds it)."""
+    if isinstance(event, GameEvent):
+        ref_id, ranked = event.game_id, event.ranked
+    else:
+        ref_id, ranked = event.tournament_id, False
+    expires_at = event.at + kept_for
+    if kept_until is not None:
+        expires_at = max(expires_at, kept_until)
+    return PlayerEvent(
+        ladder=player.ladder,
+        player_id=player.player_id,
+        at=event.at,
+        event_type=event.type,
+        ref_id=ref_id,
+        ranked=ranked,
+        body=json_of(event),
+        expires_at=expires_at,
+    )

@@ -8,7 +8,7 @@ is not made again.
 from collections.abc import Mapping
 from typing import Any
 
-from ratings.service.stored import JsonObject
+from ratings.declare.answers import JsonObject
 
 #: erased id -> its pseudonym.
 Names = Mapping[str, str]

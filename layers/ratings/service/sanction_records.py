@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
-from ratings.declare.answers import format_utc_millis, parse_utc_millis
+from ratings.declare.answers import JsonObject, format_utc_millis, parse_utc_millis
 from ratings.rules.refunds import Window
 from ratings.service.player import Player
-from ratings.service.stored import DONE, PENDING, Job, JsonObject, Progress, StoredGame
+from ratings.service.stored import DONE, PENDING, Job, Progress, StoredGame
 
 #: The job kind of a sanction's refunds (`ratings.service.jobs`): the sanction's record is
 #: its job record.

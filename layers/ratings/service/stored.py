@@ -9,25 +9,21 @@ generated for them while a Lambda cold-starts (docs/performance.md).
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from types import MappingProxyType
 from typing import Annotated, NamedTuple
 
-from ratings.declare.answers import Key
+from ratings.declare.answers import JsonObject, Key, json_of
 from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
-from ratings.service.game_result import GAME_EVENT as GAME_EVENT
-from ratings.service.game_result import GameEvent
 from ratings.service.player import Player
-from ratings.service.results import PODIUM_EVENT as PODIUM_EVENT
-from ratings.service.results import JsonObject as JsonObject
-from ratings.service.results import PodiumBonusEvent, json_of
 
 
 class PlayerEvent(NamedTuple):
     """One line of a player's history: a game (ranked or not) or a podium bonus.
 
     Ranked games are what the recent-games window counts, by `at` (the game's played_at).
+    A use case makes one with `game_result.history_line`.
     `expires_at` is when the store may drop the record; reads never rely on it (a history
     shows an event for the history retention after its `at`).
     """
@@ -35,40 +31,11 @@ class PlayerEvent(NamedTuple):
     ladder: str
     player_id: str
     at: datetime
-    event_type: str  # results.GAME_EVENT | results.PODIUM_EVENT
+    event_type: str  # game_result.GAME_EVENT | results.PODIUM_EVENT
     ref_id: str  # game id or tournament id
     ranked: bool
     body: JsonObject
     expires_at: datetime
-
-    @classmethod
-    def of(
-        cls,
-        player: Player,
-        event: GameEvent | PodiumBonusEvent,
-        kept_for: timedelta,
-        kept_until: datetime | None = None,
-    ) -> "PlayerEvent":
-        """`event` in `player`'s history, kept `kept_for` after it happened, and at least until
-        `kept_until` (a game's record's expiry: while the record names the player, so does an
-        event of theirs, where an erasure finds it)."""
-        if isinstance(event, GameEvent):
-            ref_id, ranked = event.game_id, event.ranked
-        else:
-            ref_id, ranked = event.tournament_id, False
-        expires_at = event.at + kept_for
-        if kept_until is not None:
-            expires_at = max(expires_at, kept_until)
-        return cls(
-            ladder=player.ladder,
-            player_id=player.player_id,
-            at=event.at,
-            event_type=event.type,
-            ref_id=ref_id,
-            ranked=ranked,
-            body=json_of(event),
-            expires_at=expires_at,
-        )
 
 
 #: The players' states a commit stores (each one version on), and the events it adds.

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ratings.rules.refunds import Window
 from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.game_result import GAME_EVENT
 from ratings.service.player import Player
 from ratings.service.ports import SanctionStore
 from ratings.service.sanction_records import (
@@ -24,7 +25,7 @@ from ratings.service.sanction_records import (
     opponents_undecided,
     sanction_job_id,
 )
-from ratings.service.stored import GAME_EVENT, PlayerEvent
+from ratings.service.stored import PlayerEvent
 
 if TYPE_CHECKING:
     from ratings.storage.memory import InMemoryStorage

@@ -4,7 +4,7 @@ from ratings.declare.kinds import ABSENT
 from ratings.rules import InvalidInput, Ladder
 from ratings.service.context import Context
 from ratings.service.errors import TournamentConflict
-from ratings.service.game_result import Submitted
+from ratings.service.game_result import Submitted, history_line
 from ratings.service.player import Player
 from ratings.service.requests import PodiumInput, parse_podium
 from ratings.service.results import PODIUM_EVENT, Award, PodiumBonusEvent, Tournament, json_of
@@ -64,7 +64,7 @@ def _award_once(
             delta=bonus,
             rating_after=after.rating,
         )
-        events.append(PlayerEvent.of(player, bonus_event, context.settings.history_retention))
+        events.append(history_line(player, bonus_event, context.settings.history_retention))
     result = Tournament(
         tournament_id=podium.tournament_id,
         ladder=ladder.ladder_id,

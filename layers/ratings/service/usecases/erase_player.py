@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ratings.declare.answers import JsonObject
 from ratings.service import pseudonyms
 from ratings.service.context import Context
 from ratings.service.errors import WriteConflict
@@ -35,7 +36,6 @@ from ratings.service.stored import (
     ERASURE,
     EventKey,
     Job,
-    JsonObject,
     Link,
     PlayerEvent,
     PlayerItem,

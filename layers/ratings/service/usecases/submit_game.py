@@ -23,10 +23,10 @@ from ratings.rules import (
 from ratings.rules.submission import check_age
 from ratings.service.context import Context
 from ratings.service.errors import GameConflict, PlayerDailyLimit
-from ratings.service.game_result import GameEvent, GameResult, Submitted
+from ratings.service.game_result import GameEvent, GameResult, Submitted, history_line
 from ratings.service.player import Player
 from ratings.service.results import json_of
-from ratings.service.stored import PlayerEvent, StoredGame
+from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import (
     UnitOfWork,
     answer_again,
@@ -75,7 +75,7 @@ def _rate_once(
     )
     retention = context.settings.history_retention
     events = [
-        PlayerEvent.of(
+        history_line(
             player,
             GameEvent.of(result, index, resolved[1 - index]),
             retention,

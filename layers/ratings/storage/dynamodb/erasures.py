@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from pynamodb.expressions.condition import Condition
 
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
+from ratings.service.game_result import GAME_EVENT
 from ratings.service.player import Player
 from ratings.service.ports import ErasureStore
 from ratings.service.sanction_records import SANCTION_POINTER
 from ratings.service.stored import (
     AWARD_POINTER,
-    GAME_EVENT,
     ErasedIdentity,
     EventKey,
     Job,

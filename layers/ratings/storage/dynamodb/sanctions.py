@@ -9,6 +9,7 @@ from pynamodb.exceptions import PutError
 from ratings.declare.answers import format_utc_millis, parse_utc_millis
 from ratings.rules.refunds import Window
 from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.service.game_result import GAME_EVENT
 from ratings.service.player import Player
 from ratings.service.ports import SanctionStore
 from ratings.service.sanction_records import (
@@ -25,7 +26,7 @@ from ratings.service.sanction_records import (
     opponents_undecided,
     sanction_job_id,
 )
-from ratings.service.stored import GAME_EVENT, PlayerEvent, StoredGame
+from ratings.service.stored import PlayerEvent, StoredGame
 from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.job_layout import JobItem, job_item, job_key, job_of
 from ratings.storage.dynamodb.layout import (
