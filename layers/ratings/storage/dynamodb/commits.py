@@ -9,7 +9,6 @@ from typing import NamedTuple
 
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.expressions.condition import Condition
-from pynamodb.transactions import TransactWrite
 
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.player import Player
@@ -131,7 +130,7 @@ def transact(table: BoundTable, operations: Sequence[Tx]) -> None:
     # cancellation reason per item in the order sent: keep `operations` in that order.
     operations = sorted(operations, key=lambda operation: operation.sent_as)
     try:
-        with TransactWrite(connection=table.connection) as transaction:
+        with table.transact_write() as transaction:
             for operation in operations:
                 if operation.check_only:
                     transaction.condition_check(

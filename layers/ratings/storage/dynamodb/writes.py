@@ -212,7 +212,7 @@ class DynamoWrites(Writes):
         newer_only = StandingsItem.pk.does_not_exist() | (StandingsItem.refreshed_at < refreshed_at)
         with transient_as_storage_error():
             try:
-                item.save(condition=newer_only)
+                self._table.put(item, condition=newer_only)
             except PutError as error:
                 if response_code(error) == "ConditionalCheckFailedException":
                     return False
