@@ -183,9 +183,7 @@ def copy_into(memory: InMemoryStorage, storage: DynamoStorage) -> int:
         for (ladder, player_id), tournaments in memory.awards.items()
         for tournament_id in tournaments
     ]
-    with RatingsItem.batch_write() as batch:
-        for item in items:
-            batch.save(item)
+    storage.table.put_all(items)
     return len(items)
 
 

@@ -80,23 +80,24 @@ def metered(storage: DynamoStorage, entry_bytes: int) -> Iterator[Meter]:
 def fill(storage: DynamoStorage, players: int, rng: random.Random) -> list[tuple[str, int]]:
     """Players straight into the table as states on the leaderboard (one ranked game each)."""
     board = []
-    with RatingsItem.batch_write() as batch:
-        for index in range(players):
-            player_id = f"player-{index:07d}"
-            rating = round(rng.gauss(1500, 200))
-            item = StateItem(
-                player_key(LADDER, player_id),
-                STATE_SK,
-                ladder=LADDER,
-                player_id=player_id,
-                rating=rating,
-                ranked_games=1,
-                version=1,
-            )
-            item.lb_shard = leaderboard_shard(LADDER, player_id, storage.table.shards)
-            item.lb_rating = rating
-            batch.save(item)
-            board.append((player_id, rating))
+    items: list[RatingsItem] = []
+    for index in range(players):
+        player_id = f"player-{index:07d}"
+        rating = round(rng.gauss(1500, 200))
+        item = StateItem(
+            player_key(LADDER, player_id),
+            STATE_SK,
+            ladder=LADDER,
+            player_id=player_id,
+            rating=rating,
+            ranked_games=1,
+            version=1,
+        )
+        item.lb_shard = leaderboard_shard(LADDER, player_id, storage.table.shards)
+        item.lb_rating = rating
+        items.append(item)
+        board.append((player_id, rating))
+    storage.table.put_all(items)
     board.sort(key=lambda row: board_order(row[1], row[0]))
     return board
 

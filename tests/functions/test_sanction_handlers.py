@@ -22,7 +22,6 @@ from ratings.service.sanction_records import RefundDecision, RefundProgress, Ref
 from ratings.storage.dynamodb.job_layout import job_item
 from ratings.storage.dynamodb.sanction_layout import (
     LIFT_SK,
-    DecisionItem,
     LiftItem,
     decision_item,
     sanction_key,
@@ -248,19 +247,14 @@ def test_the_largest_page_of_the_longest_values_answers_far_under_lambdas_6_mb(
         progress=RefundProgress(2, None, RefundTotals(10**11, 10**11, 10**11)),
     )
     storage = wiring.storage()
-    job_item(worst.job()).save()
+    storage.table.put(job_item(worst.job()))
     partition = sanction_key("backgammon", worst.sanction_id)
-    LiftItem(partition, LIFT_SK, lifted_at=format_utc_millis(at)).save()
-    with DecisionItem.batch_write() as batch:
-        for number in range(MAX_SANCTION_PAGE + 1):
-            game_id = f"{number:0128d}"
-            batch.save(
-                decision_item(
-                    RefundDecision(
-                        "backgammon", worst.sanction_id, game_id, at, longest, 10**9, at, -(10**11)
-                    )
-                )
-            )
+    storage.table.put(LiftItem(partition, LIFT_SK, lifted_at=format_utc_millis(at)))
+    decisions = [
+        RefundDecision("backgammon", worst.sanction_id, game_id, at, longest, 10**9, at, -(10**11))
+        for game_id in (f"{number:0128d}" for number in range(MAX_SANCTION_PAGE + 1))
+    ]
+    storage.table.put_all([decision_item(decision) for decision in decisions])
     assert storage.sanctions.read_sanction("backgammon", worst.sanction_id, None, 1).sanction
 
     reply = moderation("GET", SANCTION.format(worst.sanction_id), query={"limit": "1000"})

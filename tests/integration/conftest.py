@@ -39,8 +39,8 @@ def count_requests(dynamo_storage: DynamoStorage) -> Callable[..., RequestCounte
     """Start counting the requests of `dynamo_storage`: `count_requests(capacity=True)` also
     asks each request for its consumed capacity and records what comes back.
 
-    The counter sits on the current botocore client: making another DynamoStorage afterwards
-    gives the process a new client, which the counter does not see.
+    The counter sits on the storage's own botocore client: another DynamoStorage (on this
+    table or another) has a client of its own, whose requests it does not count.
     """
 
     def attach(*, capacity: bool = False) -> RequestCounter:

@@ -10,11 +10,10 @@ from types import ModuleType
 from typing import Any
 
 from ratings import wiring
-from ratings.storage.dynamodb import DynamoStorage
 from ratings_local import environments
 from support.faults import DynamoFaults
 from support.games import recent_game
-from support.lambda_events import REGION, rest_event
+from support.lambda_events import rest_event
 from support.template import ROOT
 
 
@@ -54,8 +53,7 @@ class Stack:
 
     def dynamo_faults(self) -> DynamoFaults:
         """Faults on the DynamoDB client of the service the handlers use."""
-        wiring.service()  # built first: building it rebinds the table's client
-        return DynamoFaults(DynamoStorage(self.table, region=REGION).connection.client)
+        return DynamoFaults(wiring.storage().connection.client)
 
 
 @dataclass

@@ -5,7 +5,8 @@ two in step. Every commit is one TransactWriteItems; reads on the hot path are s
 consistent and batched. Its modules, one job each:
 
 - `layout`: key formats, the pynamodb models, items <-> values
-- `table`: the models bound to one table, the connection and the requests every adapter makes
+- `table`: one table's own connection (the models are bound to none) and the requests every
+  adapter makes through it
 - `batch_reads`: BatchGetItem, its unprocessed keys sent again with backoff inside the deadline
 - `job_layout`: background jobs' records (erasures, sanctions): keys, model, items <-> values
 - `unit_of_work`: the unit of work (the reads a commit is conditioned on, and the commits,

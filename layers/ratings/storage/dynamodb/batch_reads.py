@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
+from pynamodb.connection import TableConnection
 from pynamodb.constants import BATCH_GET_PAGE_LIMIT, KEYS, RESPONSES, UNPROCESSED_KEYS
 
 from ratings.service.errors import TransientStorageError
@@ -58,20 +59,26 @@ class Resends(NamedTuple):
 
 
 def batch_get(
-    keys: Sequence[tuple[str, str]], resends: Resends, attempt_seconds: float
+    connection: TableConnection,
+    keys: Sequence[tuple[str, str]],
+    resends: Resends,
+    attempt_seconds: float,
 ) -> Iterator[RatingsItem]:
-    """The items stored at `keys` (each key once, in no order; strongly consistent), read in
-    requests of at most 100 keys; an attempt takes at most `attempt_seconds`."""
+    """The items stored at `keys` in the connection's table (each key once, in no order;
+    strongly consistent), read in requests of at most 100 keys; an attempt takes at most
+    `attempt_seconds`."""
     unique = list(dict.fromkeys(keys))
     for start in range(0, len(unique), BATCH_GET_PAGE_LIMIT):
         page = unique[start : start + BATCH_GET_PAGE_LIMIT]
-        yield from _read_page([_key(pk, sk) for pk, sk in page], resends, attempt_seconds)
+        wanted = [_key(pk, sk) for pk, sk in page]
+        yield from _read_page(connection, wanted, resends, attempt_seconds)
 
 
-def _read_page(wanted: Any, resends: Resends, attempt_seconds: float) -> Iterator[RatingsItem]:
+def _read_page(
+    connection: TableConnection, wanted: Any, resends: Resends, attempt_seconds: float
+) -> Iterator[RatingsItem]:
     """One page of keys (`wanted`: key maps as DynamoDB takes them; pynamodb's annotation
     says strings, its code passes them on as they are)."""
-    connection = RatingsItem._get_connection()
     table_name = connection.table_name
     sent = 0
     while True:

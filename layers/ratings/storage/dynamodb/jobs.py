@@ -22,17 +22,18 @@ class DynamoJobs(JobRecords):
 
     def create_job(self, job: Job) -> None:
         item = job_item(job._replace(progress_version=1))
-        _put(item, JobItem.pk.does_not_exist(), AlreadyStored(job.job_id))
+        _put(self._table, item, JobItem.pk.does_not_exist(), AlreadyStored(job.job_id))
 
     def save_job(self, job: Job) -> None:
         item = job_item(job)
-        _put(item, JobItem.progress_version == job.progress_version - 1, WriteConflict(job.job_id))
+        condition = JobItem.progress_version == job.progress_version - 1
+        _put(self._table, item, condition, WriteConflict(job.job_id))
 
 
-def _put(item: JobItem, condition: Condition, on_fail: Exception) -> None:
+def _put(table: BoundTable, item: JobItem, condition: Condition, on_fail: Exception) -> None:
     with transient_as_storage_error():
         try:
-            item.save(condition=condition)
+            table.put(item, condition=condition)
         except PutError as error:
             if error.cause_response_code == "ConditionalCheckFailedException":
                 raise on_fail from error

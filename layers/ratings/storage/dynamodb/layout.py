@@ -1,6 +1,6 @@
-"""The table layout: key formats, the pynamodb models of items and indexes, their binding to
-one table (with the few request helpers every adapter uses), and the mapping between items and
-the storage ports' values.
+"""The table layout: key formats, the pynamodb models of items and indexes (bound to no table:
+`table.BoundTable` sends every request, on its own connection), and the mapping between items
+and the storage ports' values.
 
 The layout (keys, indexes, items, transactions) is described in docs/table-layout.md; keep the
 two in step.

@@ -18,7 +18,6 @@ from ratings.declare.answers import parse_utc_millis
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.ports import RankView
 from ratings.service.stored import Standings
-from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STANDINGS_SK,
@@ -94,11 +93,7 @@ class DynamoRanks(RankView):
                     yield raw["player_id"]["S"], int(raw["lb_rating"]["N"])
 
     def read_standings(self, ladder: str) -> Standings | None:
-        with transient_as_storage_error():
-            try:
-                item = RatingsItem.get(standings_key(ladder), STANDINGS_SK)
-            except RatingsItem.DoesNotExist:
-                return None
+        item = self._table.get(standings_key(ladder), STANDINGS_SK, consistent_read=False)
         if not isinstance(item, StandingsItem):
             return None
         counts = tuple((int(rating), int(players)) for rating, players in json.loads(item.counts))

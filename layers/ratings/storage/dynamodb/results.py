@@ -43,6 +43,6 @@ class DynamoResults(ResultsView):
         prefix = game_key(ladder, "")
         condition = RatingsItem.pk.startswith(prefix) & (RatingsItem.sk == GAME_SK)
         with transient_as_storage_error():
-            for item in RatingsItem.scan(condition):
+            for item in self._table.scan(condition):
                 if isinstance(item, GameItem):
                     yield stored_game_of(ladder, item.pk.removeprefix(prefix), item)

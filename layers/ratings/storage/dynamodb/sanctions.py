@@ -237,7 +237,7 @@ class DynamoSanctions(SanctionStore):
     def record_withheld(self, decision: RefundDecision) -> None:
         with transient_as_storage_error():
             try:
-                decision_item(decision).save(condition=RatingsItem.pk.does_not_exist())
+                self._table.put(decision_item(decision), condition=RatingsItem.pk.does_not_exist())
             except PutError as error:
                 if error.cause_response_code == "ConditionalCheckFailedException":
                     raise AlreadyStored(decision.game_id) from error

@@ -12,7 +12,6 @@ from typing import NamedTuple
 from pynamodb.constants import COUNT
 from pynamodb.exceptions import PutError, TransactWriteError
 from pynamodb.expressions.condition import Condition
-from pynamodb.transactions import TransactWrite
 
 from ratings.declare.answers import format_utc_millis
 from ratings.service.errors import AlreadyStored, WriteConflict
@@ -255,7 +254,7 @@ class DynamoUnitOfWork(UnitOfWork):
         newer_only = StandingsItem.pk.does_not_exist() | (StandingsItem.refreshed_at < refreshed_at)
         with transient_as_storage_error():
             try:
-                item.save(condition=newer_only)
+                self._table.put(item, condition=newer_only)
             except PutError as error:
                 if response_code(error) == "ConditionalCheckFailedException":
                     return False
@@ -344,7 +343,7 @@ def transact(table: BoundTable, operations: Sequence[Tx]) -> None:
     # cancellation reason per item in the order sent: keep `operations` in that order.
     operations = sorted(operations, key=lambda operation: operation.sent_as)
     try:
-        with TransactWrite(connection=table.connection) as transaction:
+        with table.transact_write() as transaction:
             for operation in operations:
                 if operation.check_only:
                     transaction.condition_check(
