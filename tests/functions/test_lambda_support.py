@@ -33,7 +33,7 @@ from ratings.service.errors import (
     TransientStorageError,
     WriteConflict,
 )
-from ratings.storage.dynamodb.errors import FULL_COLLECTION_CODE, transient_as_storage_error
+from ratings.storage.dynamodb.table import FULL_COLLECTION_CODE, transient_as_storage_error
 
 
 def client_error(code: str, status: int = 400) -> ClientError:

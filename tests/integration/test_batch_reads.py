@@ -17,7 +17,7 @@ from ratings.errors import is_transient
 from ratings.service.errors import RetryLater, TransientStorageError
 from ratings.service.facade import RatingService
 from ratings.storage.dynamodb import Client, DynamoStorage, Resends
-from ratings.storage.dynamodb.batch_reads import UnprocessedKeysOutOfTime
+from ratings.storage.dynamodb.table import UnprocessedKeysOutOfTime
 
 LADDER = "backgammon"
 PLAYERS = [f"p{number}" for number in range(6)]

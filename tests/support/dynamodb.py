@@ -13,7 +13,6 @@ from botocore.model import OperationModel
 from ratings.service.stored import StoredGame, StoredTournament
 from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
-from ratings.storage.dynamodb.table import BoundTable
 from ratings.storage.dynamodb.unit_of_work import DynamoUnitOfWork
 
 
@@ -81,7 +80,7 @@ class InterleavingDynamoStorage(DynamoStorage):
         self.interleaved = 0
 
     def unit_of_work(self, retrier: Retrier | None = None) -> "InterleavingUnitOfWork":
-        return InterleavingUnitOfWork(self.table, self._interleave, retrier)
+        return InterleavingUnitOfWork(self, self._interleave, retrier)
 
     def _interleave(self) -> None:
         hook = self.before_commit
@@ -97,9 +96,9 @@ class InterleavingUnitOfWork(DynamoUnitOfWork):
     """The DynamoDB unit of work, calling `interleave` before each commit is sent."""
 
     def __init__(
-        self, table: BoundTable, interleave: Callable[[], None], retrier: Retrier | None
+        self, storage: DynamoStorage, interleave: Callable[[], None], retrier: Retrier | None
     ) -> None:
-        super().__init__(table, retrier)
+        super().__init__(storage, retrier)
         self._interleave = interleave
 
     # Each commit as the adapter's, with the same arguments, once the hook has run.

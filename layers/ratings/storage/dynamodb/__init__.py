@@ -5,27 +5,24 @@ two in step. Every commit is one TransactWriteItems; reads on the hot path are s
 consistent and batched. Its modules, one job each:
 
 - `layout`: key formats, the pynamodb models, items <-> values
-- `table`: one table's own connection (the models are bound to none) and the requests every
-  adapter makes through it
-- `batch_reads`: BatchGetItem, its unprocessed keys sent again with backoff inside the deadline
+- `table`: one table's own connection (the models are bound to none), the requests every
+  adapter makes through it, what a failed request means, and BatchGetItem's re-sends
 - `job_layout`: background jobs' records (erasures, sanctions): keys, model, items <-> values
 - `unit_of_work`: the unit of work (the reads a commit is conditioned on, and the commits,
-  each one transaction; the sanctions and erasure stores' transactions go through it too)
+  each one transaction whose items carry their conditions and what a failed one means; the
+  sanctions and erasure stores' transactions go through it too)
 - `results`, `history`, `leaderboard`, `ranks`: the read views (results; a player's
   history; leaderboard pages; ranks and the histogram)
 - `sanctions`, `sanction_layout`: the sanctions port and its items
 - `jobs`: background jobs' records
 - `erasures`: the erasure port (erasing a player's items)
-- `errors`: what a failed request means (transient, conflict, already stored)
 """
 
-from functools import cached_property
+from functools import cached_property, partialmethod
 
 from pynamodb.connection import Connection
 
 from ratings.service import ports
-from ratings.service.unit_of_work import Retrier, UnitOfWork
-from ratings.storage.dynamodb.batch_reads import Resends
 from ratings.storage.dynamodb.history import DynamoHistory
 from ratings.storage.dynamodb.layout import (
     Leaderboard,
@@ -39,7 +36,7 @@ from ratings.storage.dynamodb.layout import (
 from ratings.storage.dynamodb.leaderboard import DynamoLeaderboard
 from ratings.storage.dynamodb.ranks import DynamoRanks
 from ratings.storage.dynamodb.results import DynamoResults
-from ratings.storage.dynamodb.table import BoundTable, Client
+from ratings.storage.dynamodb.table import BoundTable, Client, Resends
 from ratings.storage.dynamodb.unit_of_work import DynamoUnitOfWork
 
 #: pynamodb's own timeouts and retries.
@@ -70,8 +67,10 @@ class DynamoStorage:
         self.leaderboard: ports.LeaderboardView = DynamoLeaderboard(self.table)
         self.ranks: ports.RankView = DynamoRanks(self.table)
 
-    def unit_of_work(self, retrier: Retrier | None = None) -> UnitOfWork:
-        return DynamoUnitOfWork(self.table, retrier)
+    #: A new unit of work on this storage's table, for one use case's attempts:
+    #: `storage.unit_of_work(retrier)` is `DynamoUnitOfWork(storage, retrier)`. Made so rather
+    #: than by a method of its own, which every request would pass through on its way there.
+    unit_of_work = partialmethod(DynamoUnitOfWork)
 
     # The moderation stores are made, and their modules imported, on first use: the game
     # functions never use them, and each import is cold-start time (docs/performance.md).
@@ -100,8 +99,34 @@ class DynamoStorage:
         return self.table.connection
 
     def create_table(self) -> None:
-        """Create the table with its indexes and TTL (tests and the local stack)."""
-        self.table.create_table()
+        """Create the table from the models, with its indexes and TTL, unless it exists (the
+        benchmarks; the tests and the local stack create template.yaml's own)."""
+        model = self._model
+        if not model.exists():
+            # pynamodb enables the TTL itself: enabling it again is refused by DynamoDB
+            # ("TimeToLive is already enabled"), though moto accepts it.
+            model.create_table(wait=True)
+
+    @cached_property
+    def _model(self) -> type[RatingsItem]:
+        """RatingsItem bound to this table by a Meta of its own, as pynamodb binds a model to a
+        table: for creating the table only (keys, indexes, TTL and billing are the models').
+        It reads no item: pynamodb refuses to read the item types through it, since they
+        subclass RatingsItem, not it."""
+        table = self.table
+
+        class TableMeta(RatingsItem.Meta):
+            table_name = table.table_name
+            region = table.region
+            host = table.endpoint_url
+            connect_timeout_seconds = table.settings["connect_timeout_seconds"]
+            read_timeout_seconds = table.settings["read_timeout_seconds"]
+            max_retry_attempts = table.settings["max_retry_attempts"]
+
+        class TableModel(RatingsItem):
+            Meta = TableMeta
+
+        return TableModel
 
 
 __all__ = [

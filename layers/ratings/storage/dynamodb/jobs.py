@@ -7,9 +7,8 @@ from pynamodb.expressions.condition import Condition
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.ports import JobRecords
 from ratings.service.stored import Job
-from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.job_layout import JobItem, job_item, job_key, job_of
-from ratings.storage.dynamodb.table import BoundTable
+from ratings.storage.dynamodb.table import BoundTable, transient_as_storage_error
 
 
 class DynamoJobs(JobRecords):

@@ -10,6 +10,7 @@ import json
 import zlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from pynamodb.attributes import (
@@ -20,7 +21,17 @@ from pynamodb.attributes import (
     TTLAttribute,
     UnicodeAttribute,
 )
-from pynamodb.constants import PAY_PER_REQUEST_BILLING_MODE
+from pynamodb.constants import (
+    ATTR_DEFINITIONS,
+    ATTR_NAME,
+    ATTR_TYPE,
+    GLOBAL_SECONDARY_INDEXES,
+    INDEX_NAME,
+    KEY_SCHEMA,
+    KEY_TYPE,
+    LOCAL_SECONDARY_INDEXES,
+    PAY_PER_REQUEST_BILLING_MODE,
+)
 from pynamodb.indexes import (
     GlobalSecondaryIndex,
     IncludeProjection,
@@ -28,6 +39,7 @@ from pynamodb.indexes import (
     LocalSecondaryIndex,
 )
 from pynamodb.models import Model
+from pynamodb.types import HASH, RANGE
 
 from ratings.declare.answers import format_utc_millis, parse_utc_millis
 from ratings.service.game_result import GAME_EVENT
@@ -343,3 +355,37 @@ def event_of(ladder: str, player_id: str, item: EventItem) -> PlayerEvent:
         body=json.loads(item.body),
         expires_at=expires_at,
     )
+
+
+@cache
+def table_schema() -> dict[str, Any]:
+    """The table's keys and its indexes' keys, as DynamoDB's DescribeTable gives them: what
+    the connection builds requests from (the models' declaration, `table_definition`,
+    which the tests check against template.yaml)."""
+    definition = table_definition()
+    types = {
+        attribute.attr_name: attribute.attr_type
+        for attribute in RatingsItem.get_attributes().values()
+    }
+
+    def keys(hash_key: str, range_key: str) -> list[dict[str, str]]:
+        return [
+            {ATTR_NAME: hash_key, KEY_TYPE: HASH},
+            {ATTR_NAME: range_key, KEY_TYPE: RANGE},
+        ]
+
+    def indexes(kind: str) -> list[dict[str, Any]]:
+        return [
+            {INDEX_NAME: name, KEY_SCHEMA: keys(*key)} for name, key in definition[kind].items()
+        ]
+
+    named = {*definition["key"]}
+    for kind in ("local_indexes", "global_indexes"):
+        for key in definition[kind].values():
+            named.update(key)
+    return {
+        KEY_SCHEMA: keys(*definition["key"]),
+        ATTR_DEFINITIONS: [{ATTR_NAME: name, ATTR_TYPE: types[name]} for name in sorted(named)],
+        LOCAL_SECONDARY_INDEXES: indexes("local_indexes"),
+        GLOBAL_SECONDARY_INDEXES: indexes("global_indexes"),
+    }

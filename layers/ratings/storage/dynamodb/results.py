@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from ratings.service.ports import ResultsView
 from ratings.service.stored import StoredGame, StoredTournament
-from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.layout import (
     GAME_SK,
     TOURNAMENT_SK,
@@ -18,7 +17,7 @@ from ratings.storage.dynamodb.layout import (
     stored_tournament_of,
     tournament_key,
 )
-from ratings.storage.dynamodb.table import BoundTable
+from ratings.storage.dynamodb.table import BoundTable, transient_as_storage_error
 
 
 class DynamoResults(ResultsView):

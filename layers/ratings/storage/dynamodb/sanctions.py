@@ -27,7 +27,6 @@ from ratings.service.sanction_records import (
     sanction_job_id,
 )
 from ratings.service.stored import PlayerEvent, StoredGame
-from ratings.storage.dynamodb.errors import transient_as_storage_error
 from ratings.storage.dynamodb.job_layout import JobItem, job_item, job_key, job_of
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
@@ -60,7 +59,7 @@ from ratings.storage.dynamodb.sanction_layout import (
     position_text,
     sanction_key,
 )
-from ratings.storage.dynamodb.table import BoundTable
+from ratings.storage.dynamodb.table import BoundTable, transient_as_storage_error
 from ratings.storage.dynamodb.unit_of_work import Tx, state_puts, transact
 
 #: Sorts after every `{played_at}#{game_id}` of the same millisecond (ids are A-Z a-z 0-9 . _ : -).

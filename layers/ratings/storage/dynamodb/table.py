@@ -10,40 +10,39 @@ in one process are then independent; nothing here writes a model's `Meta` or its
 connection.
 """
 
-from collections.abc import Iterator, Sequence
-from functools import cache, cached_property
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, NamedTuple
 
 from pynamodb.connection import Connection, TableConnection
 from pynamodb.connection.base import MetaTable
 from pynamodb.constants import (
-    ATTR_DEFINITIONS,
-    ATTR_NAME,
-    ATTR_TYPE,
+    BATCH_GET_PAGE_LIMIT,
     BATCH_WRITE_PAGE_LIMIT,
-    GLOBAL_SECONDARY_INDEXES,
-    INDEX_NAME,
     ITEM,
     ITEMS,
     KEY,
-    KEY_SCHEMA,
-    KEY_TYPE,
+    KEYS,
     LAST_EVALUATED_KEY,
-    LOCAL_SECONDARY_INDEXES,
     PUT_REQUEST,
+    RESPONSES,
     TABLE_NAME,
     UNPROCESSED_ITEMS,
+    UNPROCESSED_KEYS,
 )
-from pynamodb.exceptions import PutError
+from pynamodb.exceptions import PutError, PynamoDBException
 from pynamodb.expressions.condition import Condition
 from pynamodb.settings import get_settings_value
-from pynamodb.types import HASH, RANGE
 
-from ratings.storage.dynamodb import batch_reads
-from ratings.storage.dynamodb.batch_reads import Resends
-from ratings.storage.dynamodb.errors import transient_as_storage_error
-from ratings.storage.dynamodb.layout import RatingsItem, table_definition
+from ratings.errors import is_transient
+from ratings.service.errors import PlayerStorageFull, TransientStorageError
+from ratings.storage.dynamodb.layout import RatingsItem, table_schema
 
 
 class Client(NamedTuple):
@@ -86,10 +85,10 @@ class BoundTable:
             table_name,
             region=region,
             host=endpoint_url,
-            meta_table=MetaTable({TABLE_NAME: table_name, **_schema()}),
+            meta_table=MetaTable({TABLE_NAME: table_name, **table_schema()}),
             **self.settings,
         )
-        #: How a BatchGetItem's unprocessed keys are sent again (`batch_reads`).
+        #: How a BatchGetItem's unprocessed keys are sent again (`batch_get`).
         self.resends = resends or Resends()
         #: The longest one request can take (both timeouts), kept in hand for a re-send.
         self.attempt_seconds = float(
@@ -101,43 +100,11 @@ class BoundTable:
         """The low-level connection (one botocore client) every request goes through."""
         return self.table_connection.connection
 
-    def create_table(self) -> None:
-        """Create the table from the models, with its indexes and TTL, unless it exists (the
-        benchmarks; the tests and the local stack create template.yaml's own)."""
-        model = self._model
-        if not model.exists():
-            # pynamodb enables the TTL itself: enabling it again is refused by DynamoDB
-            # ("TimeToLive is already enabled"), though moto accepts it.
-            model.create_table(wait=True)
-
-    @cached_property
-    def _model(self) -> type[RatingsItem]:
-        """RatingsItem bound to this table by a Meta of its own, as pynamodb binds a model to a
-        table: for creating the table only (keys, indexes, TTL and billing are the models').
-        It reads no item: pynamodb refuses to read the item types through it, since they
-        subclass RatingsItem, not it."""
-        table = self
-
-        class TableMeta(RatingsItem.Meta):
-            table_name = table.table_name
-            region = table.region
-            host = table.endpoint_url
-            connect_timeout_seconds = table.settings["connect_timeout_seconds"]
-            read_timeout_seconds = table.settings["read_timeout_seconds"]
-            max_retry_attempts = table.settings["max_retry_attempts"]
-
-        class TableModel(RatingsItem):
-            Meta = TableMeta
-
-        return TableModel
-
     def batch_get(self, keys: Sequence[tuple[str, str]]) -> Iterator[RatingsItem]:
         """The items at `keys`, strongly consistent; unprocessed keys are sent again after a
-        growing wait, inside the deadline (`batch_reads`)."""
+        growing wait, inside the deadline (`batch_get`)."""
         with transient_as_storage_error():
-            yield from batch_reads.batch_get(
-                self.table_connection, keys, self.resends, self.attempt_seconds
-            )
+            yield from batch_get(self.table_connection, keys, self.resends, self.attempt_seconds)
 
     def get(self, pk: str, sk: str, *, consistent_read: bool = True) -> RatingsItem | None:
         """The item at (pk, sk), or None (one GetItem, strongly consistent unless told)."""
@@ -168,7 +135,7 @@ class BoundTable:
             else:
                 raise PutError("Failed to batch write items: unprocessed after every attempt")
 
-    def transact_write(self) -> "TableTransaction":
+    def transact_write(self) -> TableTransaction:
         """One TransactWriteItems on this table, sent when its block ends without an error
         (pynamodb's TransactWrite, on this table's connection)."""
         return TableTransaction(self.table_connection)
@@ -249,7 +216,7 @@ class TableTransaction:
             )
         )
 
-    def __enter__(self) -> "TableTransaction":
+    def __enter__(self) -> TableTransaction:
         return self
 
     def __exit__(
@@ -282,35 +249,132 @@ def _serialized(item: RatingsItem) -> tuple[str, str, dict[str, Any]]:
     return pk, sk, attributes
 
 
-@cache
-def _schema() -> dict[str, Any]:
-    """The table's keys and its indexes' keys, as DynamoDB's DescribeTable gives them: what
-    the connection builds requests from (the models' declaration, `layout.table_definition`,
-    which the tests check against template.yaml)."""
-    definition = table_definition()
-    types = {
-        attribute.attr_name: attribute.attr_type
-        for attribute in RatingsItem.get_attributes().values()
-    }
+# What a failed request means ------------------------------------------------------------------
 
-    def keys(hash_key: str, range_key: str) -> list[dict[str, str]]:
-        return [
-            {ATTR_NAME: hash_key, KEY_TYPE: HASH},
-            {ATTR_NAME: range_key, KEY_TYPE: RANGE},
-        ]
+#: Cancellation reasons that mean another writer got there first.
+_CONFLICT_REASONS = frozenset({"TransactionConflict", "ConditionalCheckFailed"})
+#: A partition key's items and their local index entries are at 10 GB: as a request's error
+#: code, and as the cancellation reason of a transaction's item.
+FULL_COLLECTION_CODE = "ItemCollectionSizeLimitExceededException"
+FULL_COLLECTION_REASON = "ItemCollectionSizeLimitExceeded"
 
-    def indexes(kind: str) -> list[dict[str, Any]]:
-        return [
-            {INDEX_NAME: name, KEY_SCHEMA: keys(*key)} for name, key in definition[kind].items()
-        ]
 
-    named = {*definition["key"]}
-    for kind in ("local_indexes", "global_indexes"):
-        for key in definition[kind].values():
-            named.update(key)
-    return {
-        KEY_SCHEMA: keys(*definition["key"]),
-        ATTR_DEFINITIONS: [{ATTR_NAME: name, ATTR_TYPE: types[name]} for name in sorted(named)],
-        LOCAL_SECONDARY_INDEXES: indexes("local_indexes"),
-        GLOBAL_SECONDARY_INDEXES: indexes("global_indexes"),
-    }
+@contextmanager
+def transient_as_storage_error() -> Iterator[None]:
+    """Inside the block, a pynamodb error with a transient code, or one that never got an
+    answer (could not connect, timed out), becomes TransientStorageError, and a full item
+    collection PlayerStorageFull; any other error passes unchanged."""
+    try:
+        yield
+    except PynamoDBException as error:
+        if is_transient(error):
+            raise TransientStorageError(str(error)) from error
+        if response_code(error) == FULL_COLLECTION_CODE:
+            raise PlayerStorageFull() from error
+        raise
+
+
+def response_code(error: PynamoDBException) -> str | None:
+    """DynamoDB's error code of the request behind `error`; None when there was no answer.
+
+    (pynamodb's own `cause_response_code` fails on a timeout, whose cause has a `response`
+    of None: the store's slowness became an AttributeError, and a 500.)
+    """
+    response = getattr(error.cause, "response", None)
+    if not isinstance(response, dict):
+        return None
+    code = response.get("Error", {}).get("Code")
+    return code if isinstance(code, str) else None
+
+
+# BatchGetItem ---------------------------------------------------------------------------------
+#
+# BatchGetItem with its UnprocessedKeys sent again after a growing, jittered wait, inside the
+# invocation's deadline.
+#
+# DynamoDB answers a BatchGetItem it could only partly serve (throttling, a hot partition) with
+# the keys it did not read as UnprocessedKeys, in a successful answer: botocore's retries never
+# see it. pynamodb's `Model.batch_get` sends them again at once, as often as they come back (one
+# throttled game made 51 requests in 44 ms); AWS asks for exponential backoff. Here each re-send
+# waits first (`Resends`), and only while the wait and one more attempt still end before the
+# deadline. After `Resends.most` re-sends the read fails as a throttled request does
+# (TransientStorageError: the use case redoes its attempt, later); when the deadline stops it,
+# with UnprocessedKeysOutOfTime, which the use case does not redo (its next attempt could not
+# end in time either) and the adapters answer as transient: 503 retry_later, or the message
+# back to its queue.
+
+_JITTER = random.Random()
+
+
+class UnprocessedKeysOutOfTime(TimeoutError):
+    """Keys still unprocessed when a further wait and attempt could not end before the
+    deadline. A TimeoutError, like the deadline guard's OutOfTime: transient for the caller
+    (`ratings.errors.is_transient`), never retried inside the invocation."""
+
+
+def no_deadline() -> float:
+    """Time left outside an invocation (tests, scripts): no end."""
+    return math.inf
+
+
+class Resends(NamedTuple):
+    """How the unprocessed keys of a BatchGetItem are sent again: re-send n waits between half
+    of and all of min(cap, first * 2**n) seconds (so a wait is never shorter than the one
+    before it, until the cap, and concurrent readers drift apart), at most `most` times, and
+    never past the deadline that `time_left` counts down to (seconds; wiring gives the
+    invocation's, `ratings.lambda_support.invocation.time_left`)."""
+
+    first_seconds: float = 0.05
+    cap_seconds: float = 1.0
+    most: int = 10
+    time_left: Callable[[], float] = no_deadline
+    sleep: Callable[[float], None] = time.sleep
+    rng: random.Random = _JITTER
+
+    def delay(self, resend: int) -> float:
+        ceiling = min(self.cap_seconds, self.first_seconds * 2**resend)
+        return self.rng.uniform(ceiling / 2, ceiling)
+
+
+def batch_get(
+    connection: TableConnection,
+    keys: Sequence[tuple[str, str]],
+    resends: Resends,
+    attempt_seconds: float,
+) -> Iterator[RatingsItem]:
+    """The items stored at `keys` in the connection's table (each key once, in no order;
+    strongly consistent), read in requests of at most 100 keys; an attempt takes at most
+    `attempt_seconds`."""
+    unique = list(dict.fromkeys(keys))
+    for start in range(0, len(unique), BATCH_GET_PAGE_LIMIT):
+        page = unique[start : start + BATCH_GET_PAGE_LIMIT]
+        wanted = [_key(pk, sk) for pk, sk in page]
+        yield from _read_page(connection, wanted, resends, attempt_seconds)
+
+
+def _read_page(
+    connection: TableConnection, wanted: Any, resends: Resends, attempt_seconds: float
+) -> Iterator[RatingsItem]:
+    """One page of keys (`wanted`: key maps as DynamoDB takes them; pynamodb's annotation
+    says strings, its code passes them on as they are)."""
+    table_name = connection.table_name
+    sent = 0
+    while True:
+        answer = connection.batch_get_item(wanted, consistent_read=True)
+        for raw in answer.get(RESPONSES, {}).get(table_name, []):
+            yield RatingsItem.from_raw_data(raw)
+        wanted = answer.get(UNPROCESSED_KEYS, {}).get(table_name, {}).get(KEYS, [])
+        if not wanted:
+            return
+        delay = resends.delay(sent)
+        sent += 1
+        unread = f"{len(wanted)} keys of a BatchGetItem still unprocessed after {sent} requests"
+        if resends.time_left() - delay < attempt_seconds:
+            raise UnprocessedKeysOutOfTime(f"{unread}; the invocation's time is short")
+        if sent > resends.most:
+            raise TransientStorageError(f"{unread} (throttled)")
+        resends.sleep(delay)
+
+
+def _key(pk: str, sk: str) -> dict[str, Any]:
+    return {"pk": {"S": pk}, "sk": {"S": sk}}

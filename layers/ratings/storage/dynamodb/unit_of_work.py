@@ -7,14 +7,20 @@ the port's (`ratings.service.unit_of_work`).
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from pynamodb.constants import COUNT
 from pynamodb.exceptions import PutError, TransactWriteError
 from pynamodb.expressions.condition import Condition
 
 from ratings.declare.answers import format_utc_millis
-from ratings.service.errors import AlreadyStored, WriteConflict
+from ratings.errors import TRANSIENT_AWS_CODES, TRANSIENT_CANCELLATION_REASONS, is_transient
+from ratings.service.errors import (
+    AlreadyStored,
+    PlayerStorageFull,
+    TransientStorageError,
+    WriteConflict,
+)
 from ratings.service.player import Player
 from ratings.service.stored import (
     DONE,
@@ -32,11 +38,6 @@ from ratings.service.stored import (
     erasure_id,
 )
 from ratings.service.unit_of_work import Retrier, UnitOfWork
-from ratings.storage.dynamodb.errors import (
-    raise_for_cancelled,
-    response_code,
-    transient_as_storage_error,
-)
 from ratings.storage.dynamodb.job_layout import JobItem, job_key
 from ratings.storage.dynamodb.layout import (
     ACCOUNT_SK,
@@ -69,16 +70,24 @@ from ratings.storage.dynamodb.layout import (
     tournament_item,
     tournament_key,
 )
-from ratings.storage.dynamodb.table import BoundTable
+from ratings.storage.dynamodb.table import (
+    FULL_COLLECTION_REASON,
+    BoundTable,
+    response_code,
+    transient_as_storage_error,
+)
+
+if TYPE_CHECKING:
+    from ratings.storage.dynamodb import DynamoStorage
 
 
 class DynamoUnitOfWork(UnitOfWork):
     """The reads (consistent BatchGetItems, a counted Query for the window) and the commits,
     each one transaction."""
 
-    def __init__(self, table: BoundTable, retrier: Retrier | None = None) -> None:
+    def __init__(self, storage: "DynamoStorage", retrier: Retrier | None = None) -> None:
         super().__init__(retrier)
-        self._table = table
+        self._table = storage.table
 
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
@@ -359,3 +368,26 @@ def transact(table: BoundTable, operations: Sequence[Tx]) -> None:
     except TransactWriteError as error:
         failed = [operation.on_fail(operation.item.pk) for operation in operations]
         raise_for_cancelled(error, failed)
+
+
+#: Cancellation reasons that mean another writer got there first.
+_CONFLICT_REASONS = frozenset({"TransactionConflict", "ConditionalCheckFailed"})
+
+
+def raise_for_cancelled(error: TransactWriteError, failed: Sequence[Exception]) -> NoReturn:
+    """Raise what a cancelled transaction means: `failed[i]` when the condition of the i-th
+    item (in the order sent) failed; `error` itself when no meaning fits."""
+    reasons = error.cancellation_reasons or []
+    for meaning, reason in zip(failed, reasons, strict=False):
+        if reason is not None and reason.code == "ConditionalCheckFailed":
+            raise meaning from error
+    codes = {reason.code for reason in reasons if reason is not None}
+    # Before the conflicts: a retry would meet the full partition again.
+    if FULL_COLLECTION_REASON in codes:
+        raise PlayerStorageFull() from error
+    if codes & _CONFLICT_REASONS:
+        raise WriteConflict(str(codes)) from error
+    transient = TRANSIENT_AWS_CODES | TRANSIENT_CANCELLATION_REASONS
+    if is_transient(error) or codes & transient:
+        raise TransientStorageError(str(error)) from error
+    raise error
