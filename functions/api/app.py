@@ -125,7 +125,6 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
 # Entry point ----------------------------------------------------------------------------
 
 
-@invocation.resumes_collector
 @logger.inject_lambda_context(
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )
@@ -133,9 +132,12 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Every AWS call ends before the function's timeout (`deadline`): a slow store is a 503
     with Retry-After, never an invocation that Lambda ends (which API Gateway answers bare)."""
-    refused = rest.refuse_request_body(event)  # before anything parses a body
-    if refused is not None:
-        logger.info("body refused", extra={"reason": refused.code, "status": refused.status})
-        return rest.refused_body_response(refused)
-    with invocation.deadline(context):
-        return app.resolve(event, context)
+    try:
+        refused = rest.refuse_request_body(event)  # before anything parses a body
+        if refused is not None:
+            logger.info("body refused", extra={"reason": refused.code, "status": refused.status})
+            return rest.refused_body_response(refused)
+        with invocation.deadline(context):
+            return app.resolve(event, context)
+    finally:
+        invocation.resume_collector()  # a cold start's paused collector, once answered

@@ -122,30 +122,32 @@ def drain(queue_url: str, deadline: float) -> Counter[str]:
     return outcomes
 
 
-@invocation.resumes_collector
 @logger.inject_lambda_context(correlation_id_path="id", clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    config = wiring.config()
-    queue_url = podium_queue_url()
-    podium_dlq_url()  # both queues are known before anything is received
-    remaining = context.get_remaining_time_in_millis() / 1000 - RESERVE_SECONDS
-    budget = max(0.0, min(config.drain_seconds, remaining))
-    # The last award's send, the deletes and the release fit in what the table leaves.
-    settle_seconds = 3 * wiring.call_timeouts(config).call_seconds
-    with invocation.deadline(context, settle_seconds=settle_seconds):
-        outcomes = drain(queue_url, time.monotonic() + budget)
-    logger.set_correlation_id(event.get("id"))  # the run's again, after its messages'
-    summary = json_of(
-        PodiumsDrained(
-            awarded=outcomes[AWARDED],
-            dead_lettered=outcomes[DEAD_LETTERED],
-            duplicate=outcomes[DUPLICATE],
-            requeued=outcomes[REQUEUED],
-            left=outcomes[LEFT],
-            released=outcomes[RELEASED],
-            undeleted=outcomes[UNDELETED],
+    try:
+        config = wiring.config()
+        queue_url = podium_queue_url()
+        podium_dlq_url()  # both queues are known before anything is received
+        remaining = context.get_remaining_time_in_millis() / 1000 - RESERVE_SECONDS
+        budget = max(0.0, min(config.drain_seconds, remaining))
+        # The last award's send, the deletes and the release fit in what the table leaves.
+        settle_seconds = 3 * wiring.call_timeouts(config).call_seconds
+        with invocation.deadline(context, settle_seconds=settle_seconds):
+            outcomes = drain(queue_url, time.monotonic() + budget)
+        logger.set_correlation_id(event.get("id"))  # the run's again, after its messages'
+        summary = json_of(
+            PodiumsDrained(
+                awarded=outcomes[AWARDED],
+                dead_lettered=outcomes[DEAD_LETTERED],
+                duplicate=outcomes[DUPLICATE],
+                requeued=outcomes[REQUEUED],
+                left=outcomes[LEFT],
+                released=outcomes[RELEASED],
+                undeleted=outcomes[UNDELETED],
+            )
         )
-    )
-    logger.info("podium queue drained", extra={"budget_seconds": budget, **summary})
-    return summary
+        logger.info("podium queue drained", extra={"budget_seconds": budget, **summary})
+        return summary
+    finally:
+        invocation.resume_collector()  # a cold start's paused collector, once answered

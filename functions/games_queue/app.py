@@ -62,7 +62,6 @@ consumer = queues.Consumer(
 )
 
 
-@invocation.resumes_collector
 @logger.inject_lambda_context(clear_state=True)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
@@ -75,17 +74,20 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     Powertools' BatchProcessor does the same, but importing it loads asyncio and every event
     class of Powertools at each cold start, for a loop this short (docs/performance.md has
     what it costs)."""
-    failures = []
-    settle_seconds = wiring.call_timeouts(wiring.config()).call_seconds
-    with invocation.deadline(context, settle_seconds=settle_seconds):
-        for record in event.get("Records", []):
-            message_id = record["messageId"]
-            requeues = queues.requeues_of(record.get("messageAttributes"))
-            try:
-                consumer.settle(message_id, record["body"], requeues)
-            except queues.LeftForRetry:
-                failures.append({"itemIdentifier": message_id})
-            except Exception:  # even dead-lettering failed: SQS delivers the record again
-                logger.exception(consumer.lines.left_after_bug)
-                failures.append({"itemIdentifier": message_id})
-    return {"batchItemFailures": failures}
+    try:
+        failures = []
+        settle_seconds = wiring.call_timeouts(wiring.config()).call_seconds
+        with invocation.deadline(context, settle_seconds=settle_seconds):
+            for record in event.get("Records", []):
+                message_id = record["messageId"]
+                requeues = queues.requeues_of(record.get("messageAttributes"))
+                try:
+                    consumer.settle(message_id, record["body"], requeues)
+                except queues.LeftForRetry:
+                    failures.append({"itemIdentifier": message_id})
+                except Exception:  # even dead-lettering failed: SQS delivers the record again
+                    logger.exception(consumer.lines.left_after_bug)
+                    failures.append({"itemIdentifier": message_id})
+        return {"batchItemFailures": failures}
+    finally:
+        invocation.resume_collector()  # a cold start's paused collector, once answered

@@ -87,12 +87,14 @@ def unknown_route(error: NotFoundError) -> Response[JsonObject]:
 # Entry point ----------------------------------------------------------------------------
 
 
-@invocation.resumes_collector
 @logger.inject_lambda_context(
     correlation_id_path=correlation_paths.API_GATEWAY_REST, clear_state=True
 )
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    refused = rest.refuse_request_body(event)  # before anything parses a body
-    if refused is not None:
-        return rest.refused_body_response(refused)
-    return app.resolve(event, context)
+    try:
+        refused = rest.refuse_request_body(event)  # before anything parses a body
+        if refused is not None:
+            return rest.refused_body_response(refused)
+        return app.resolve(event, context)
+    finally:
+        invocation.resume_collector()  # a cold start's paused collector, once answered

@@ -66,18 +66,20 @@ def work(message_id: str, body: str, context: LambdaContext) -> bool:
     return True
 
 
-@invocation.resumes_collector
 @logger.inject_lambda_context(clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """SQS's partial batch response (the template's batch size is 1: one job an invocation)."""
-    failures = []
-    for record in event.get("Records", []):
-        message_id = record["messageId"]
-        try:
-            done = work(message_id, record["body"], context)
-        except Exception:  # even dead-lettering failed: SQS delivers the record again
-            logger.exception("job left for a retry: dead-lettering failed")
-            done = False
-        if not done:
-            failures.append({"itemIdentifier": message_id})
-    return {"batchItemFailures": failures}
+    try:
+        failures = []
+        for record in event.get("Records", []):
+            message_id = record["messageId"]
+            try:
+                done = work(message_id, record["body"], context)
+            except Exception:  # even dead-lettering failed: SQS delivers the record again
+                logger.exception("job left for a retry: dead-lettering failed")
+                done = False
+            if not done:
+                failures.append({"itemIdentifier": message_id})
+        return {"batchItemFailures": failures}
+    finally:
+        invocation.resume_collector()  # a cold start's paused collector, once answered

@@ -23,14 +23,17 @@ from ratings.service.results import RefreshedLadders, json_of
 logger = Logger()
 
 
-@invocation.resumes_collector
 @logger.inject_lambda_context(correlation_id_path="id", clear_state=True)
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    service = wiring.service()
-    refreshed = []
-    with invocation.deadline(context):  # a slow store fails the run, in time: the next redoes it
-        for ladder in wiring.LADDERS:
-            summary = service.refresh_standings(ladder)
-            logger.info("standings refreshed", extra=summary)
-            refreshed.append(summary)
-    return json_of(RefreshedLadders(refreshed))
+    try:
+        service = wiring.service()
+        refreshed = []
+        # A slow store fails the run, in time: the next run redoes it.
+        with invocation.deadline(context):
+            for ladder in wiring.LADDERS:
+                summary = service.refresh_standings(ladder)
+                logger.info("standings refreshed", extra=summary)
+                refreshed.append(summary)
+        return json_of(RefreshedLadders(refreshed))
+    finally:
+        invocation.resume_collector()  # a cold start's paused collector, once answered

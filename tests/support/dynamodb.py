@@ -103,17 +103,17 @@ class InterleavingUnitOfWork(DynamoUnitOfWork):
 
     # Each commit as the adapter's, with the same arguments, once the hook has run.
 
-    def commit_game(self, *args: Any, **kwargs: Any) -> StoredGame | None:
+    def _commit_game(self, *args: Any, **kwargs: Any) -> StoredGame | None:
         self._interleave()
-        return super().commit_game(*args, **kwargs)
+        return super()._commit_game(*args, **kwargs)
 
-    def commit_tournament(self, *args: Any, **kwargs: Any) -> StoredTournament | None:
+    def _commit_tournament(self, *args: Any, **kwargs: Any) -> StoredTournament | None:
         self._interleave()
-        return super().commit_tournament(*args, **kwargs)
+        return super()._commit_tournament(*args, **kwargs)
 
-    def commit_link(self, *args: Any, **kwargs: Any) -> None:
+    def _commit_link(self, *args: Any, **kwargs: Any) -> None:
         self._interleave()
-        super().commit_link(*args, **kwargs)
+        super()._commit_link(*args, **kwargs)
 
 
 def raw_items(storage: DynamoStorage, pk: str) -> list[dict[str, Any]]:

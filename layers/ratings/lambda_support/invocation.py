@@ -10,26 +10,25 @@ walks them again and again while they are being created (what that costs each fu
 built: docs/performance.md, "What each cold-start measure is worth").
 
 So in Lambda each handler module calls `pause_collector()` before its imports, and its
-entry point is wrapped in `resumes_collector`: once the first invocation has its answer,
-everything alive is moved to the permanent generation (`gc.freeze`, so later collections
-skip it too) and the collector runs as usual again. The price is that the few reference
-cycles that became garbage during start-up are never freed (a few hundred objects,
-docs/performance.md).
+entry point calls `resume_collector()` when it ends, however it ends: once the first
+invocation has its answer, everything alive is moved to the permanent generation
+(`gc.freeze`, so later collections skip it too) and the collector runs as usual again. The
+price is that the few reference cycles that became garbage during start-up are never freed
+(a few hundred objects, docs/performance.md).
 
 Outside Lambda (tests, the local stack, tools that import a handler) nothing changes: a
 long-lived process that imports a handler and never invokes it must not run without a
 collector.
 """
 
-import functools
 import gc
 import math
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, NamedTuple, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ratings.declare.kinds import ID_PATTERN
 
@@ -39,8 +38,6 @@ if TYPE_CHECKING:
     from ratings.service.facade import RatingService
     from ratings.service.game_result import Submitted
 
-P = ParamSpec("P")
-R = TypeVar("R")
 
 _paused = False
 
@@ -68,19 +65,6 @@ def resume_collector() -> None:
     _paused = False
     gc.freeze()
     gc.enable()
-
-
-def resumes_collector[**P, R](handler: Callable[P, R]) -> Callable[P, R]:
-    """Wrap an entry point: the collector resumes after its first call, however it ends."""
-
-    @functools.wraps(handler)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return handler(*args, **kwargs)
-        finally:
-            resume_collector()
-
-    return wrapper
 
 
 # The invocation's deadline, from Lambda's context, and the guard that keeps every AWS call

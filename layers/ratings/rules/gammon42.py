@@ -6,7 +6,7 @@ Changes round half away from zero, each player with their own K.
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ratings.declare.kinds import NUMBER, Choice, Field
 from ratings.rules.model import (
@@ -91,6 +91,8 @@ class Gammon42(EloCurve):
     heavy_volume_games: int | None = HEAVY_VOLUME_GAMES
     starting_rating: int = STARTING_RATING
     recent_window_days: int = RECENT_WINDOW_DAYS
+    #: How many of the window's games the K rule needs (`heavy_volume_games`).
+    recent_games_needed: int | None = field(init=False, repr=False, compare=False)
 
     name = NAME
     draws_allowed = False
@@ -99,9 +101,10 @@ class Gammon42(EloCurve):
     state_overrides = ("recent_ranked_games",)
     explain_fields = EXPLAIN_FIELDS
 
-    @property
-    def recent_games_needed(self) -> int | None:
-        return self.heavy_volume_games
+    def __post_init__(self) -> None:
+        # The window is counted as far as the heavy-volume rule looks: kept as a value (not a
+        # property) since every rated game asks for it.
+        object.__setattr__(self, "recent_games_needed", self.heavy_volume_games)
 
     def k_for(self, state: PlayerState) -> int:
         if (

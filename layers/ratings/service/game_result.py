@@ -23,15 +23,18 @@ from ratings.declare.kinds import ABSENT, ID, Absent, Field, Json, Object, Schem
 from ratings.rules import (
     MODES,
     UNRANKED_REASONS,
+    Game,
     GameInput,
+    Ladder,
     PlayerChange,
     PlayerState,
     Rating,
     Ruleset,
+    unranked_reason,
 )
 from ratings.rules.ladders import RULESET_VERSIONS
 from ratings.service.player import Player
-from ratings.service.stored import PlayerEvent
+from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament
 
 if TYPE_CHECKING:
     from ratings.service.results import PodiumBonusEvent
@@ -125,6 +128,10 @@ class GameResult(NamedTuple):
     preview: Annotated[
         bool | Absent, Json({"const": True}), Only(lambda context: context.preview)
     ] = ABSENT
+
+    def document(self) -> JsonObject:
+        """The result as the service answers it and stores it."""
+        return json_of(self)
 
     @classmethod
     def of(
@@ -229,6 +236,14 @@ class Submitted(NamedTuple):
     created: bool
 
 
+def answer_again(stored: StoredGame | StoredTournament, fingerprint: str) -> Submitted | None:
+    """A write made once per id (a game, a tournament), met again: the stored result when
+    `fingerprint` is the stored one's (a retry), None when it is not (the caller's conflict)."""
+    if stored.fingerprint != fingerprint:
+        return None
+    return Submitted(stored.result, created=False)
+
+
 def history_line(
     player: Player,
     event: "GameEvent | PodiumBonusEvent",
@@ -255,3 +270,39 @@ def history_line(
         body=json_of(event),
         expires_at=expires_at,
     )
+
+
+# Rating a checked game: whether it is ranked, the rules' verdict, and the result. Shared by
+# submitting a game and previewing one; nothing here reads or writes storage.
+
+
+def why_unranked(game: GameInput, players: Sequence[Player]) -> str | None:
+    """The reason the game does not rate (a sanctioned player, mode, a bot, a shared
+    network), or None. `players` are the game's players as read, in the game's order."""
+    bots = (game.players[0].bot, game.players[1].bot)
+    networks = (game.players[0].network, game.players[1].network)
+    sanctioned = (players[0].sanctioned, players[1].sanctioned)
+    return unranked_reason(game.mode, bots, networks, sanctioned)
+
+
+def evaluate(
+    ladder: Ladder,
+    ruleset: Ruleset,
+    game: GameInput,
+    states: Sequence[PlayerState],
+    reason: str | None,
+) -> tuple[GameResult, Rating | None]:
+    """The result of a game under `ruleset`, and the rating unless `reason` (why the game is
+    unranked) is given."""
+    winner = game.winner
+    if winner is not None:  # the winner as resolved (an anonymous id may be an account)
+        winner = states[[p.player_id for p in game.players].index(winner)].player_id
+    rules_game = Game(
+        players=(states[0], states[1]),
+        winner=winner,
+        options=game.options,
+        player_options=(game.players[0].options, game.players[1].options),
+    )
+    rating = None if reason else ruleset.rate(rules_game)
+    result = GameResult.of(ladder.ladder_id, ruleset, game, states, winner, reason, rating)
+    return result, rating

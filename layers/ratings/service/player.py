@@ -7,12 +7,13 @@ the two, nothing else describes a player.
 """
 
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
-from ratings.rules import PlayerState, Ruleset
+from ratings.rules import InvalidInput, PlayerState, Ruleset
 from ratings.rules.submission import MAX_AGE, MAX_FUTURE
+from ratings.service.errors import PlayerErasing
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
@@ -286,3 +287,20 @@ def _latest(first: datetime | None, second: datetime | None) -> datetime | None:
     if first is None or second is None:
         return first or second
     return max(first, second)
+
+
+def resolve_pair(ids: Sequence[str], links: Mapping[str, str]) -> list[str]:
+    """A game's two ids as their accounts; they must stay two people."""
+    resolved = [links.get(player_id, player_id) for player_id in ids]
+    if resolved[0] == resolved[1]:
+        raise InvalidInput(
+            "players[1].id",
+            "players[1].id and players[0].id belong to the same account after linking",
+        )
+    return resolved
+
+
+def refuse_erasing(players: Sequence[Player]) -> None:
+    """PlayerErasing when one of `players` is being erased (a write must wait for it)."""
+    if any(player.erasing for player in players):
+        raise PlayerErasing

@@ -36,9 +36,8 @@ from datetime import datetime, timedelta
 from types import TracebackType
 from typing import NamedTuple
 
-from ratings.rules import InvalidInput, Ladder, Ruleset
-from ratings.service.errors import PlayerErasing, RetryLater, TransientStorageError, WriteConflict
-from ratings.service.game_result import Submitted
+from ratings.rules import Ladder, Ruleset
+from ratings.service.errors import RetryLater, TransientStorageError, WriteConflict
 from ratings.service.player import Player
 from ratings.service.stored import (
     GameReads,
@@ -151,11 +150,11 @@ class UnitOfWork(ABC):
     recent-games windows), remembered per attempt, and the commits. Previews and the player
     read use the same reads, since they show what a write would see."""
 
-    def __init__(self, retrier: Retrier | None = None) -> None:
-        self.retrier = retrier or Retrier()
-        #: The versions this attempt read, while one is open (None: outside any attempt, as
-        #: tools and tests seeding a store write).
-        self._seen: dict[Key, int] | None = None
+    #: Makes this unit's attempts (each adapter sets it when made).
+    retrier: Retrier
+    #: The versions this attempt read, while one is open (None: outside any attempt, as
+    #: tools and tests seeding a store write).
+    _seen: dict[Key, int] | None = None
 
     def attempts(self, what: str) -> Attempts:
         """The attempts of one use case on this unit (see the module's docstring)."""
@@ -168,53 +167,53 @@ class UnitOfWork(ABC):
     def end(self) -> None:
         self._seen = None
 
-    def remember(self, ladder: str, player_ids: Iterable[str], found: Mapping[str, Player]) -> None:
-        """Remember the version read of each of `player_ids` in `ladder` (0: none stored)."""
-        if self._seen is not None:
-            for player_id in player_ids:
-                player = found.get(player_id)
-                self._seen[(ladder, player_id)] = 0 if player is None else player.version
+    # The reads, each remembering the versions it read (0: none stored).
 
-    def check_read(self, players: Iterable[Player], *, written: bool = True) -> None:
-        """ValueError when a state goes to a commit over a version this attempt did not read
-        (`written`: a new state, one version on; else a state only checked)."""
-        if self._seen is None:
-            return
-        for player in players:
-            base = player.replaces_version if written else player.version
-            read = self._seen.get((player.ladder, player.player_id))
-            if read != base:
-                raise ValueError(
-                    f"the state of {player.player_id!r} in {player.ladder!r} goes over "
-                    f"version {base}, but this attempt read {read}"
-                )
-
-    # The reads.
-
-    @abstractmethod
     def read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
     ) -> GameReads:
         """The game's result (when `game_id` is given), the links and the states of
         `player_ids`, in one round trip."""
+        reads = self._read_for_game(ladder, game_id, player_ids)
+        self._remember(ladder, player_ids, reads.states)
+        return reads
 
-    @abstractmethod
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
     ) -> PodiumReads:
         """The tournament's result, the links and the states of `player_ids`, in one round
         trip."""
+        reads = self._read_for_podium(ladder, tournament_id, player_ids)
+        self._remember(ladder, player_ids, reads.states)
+        return reads
 
-    @abstractmethod
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
     ) -> LinkReads:
         """Existing links of both ids, both ids' states in each of `ladders`, and which of
         them has an erasure pending."""
+        reads = self._read_for_link(anonymous_id, account_id, ladders)
+        for ladder in ladders:
+            ids = (anonymous_id, account_id)
+            found = {
+                pid: reads.states[(ladder, pid)] for pid in ids if (ladder, pid) in reads.states
+            }
+            self._remember(ladder, ids, found)
+        return reads
 
-    @abstractmethod
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         """The stored states of `player_ids` (missing: never stored), strongly consistent."""
+        states = self._read_states(ladder, player_ids)
+        self._remember(ladder, player_ids, states)
+        return states
+
+    def _remember(
+        self, ladder: str, player_ids: Iterable[str], found: Mapping[str, Player]
+    ) -> None:
+        if self._seen is not None:
+            for player_id in player_ids:
+                player = found.get(player_id)
+                self._seen[(ladder, player_id)] = 0 if player is None else player.version
 
     @abstractmethod
     def count_ranked_games(
@@ -226,9 +225,9 @@ class UnitOfWork(ABC):
     def resolve(self, player_id: str) -> str:
         """The account a linked anonymous id resolves to, or the id itself."""
 
-    # The commits: each all or nothing.
+    # The commits, each all or nothing, and each checked first: inside an attempt, a state
+    # goes only over the version this attempt read of it.
 
-    @abstractmethod
     def commit_game(
         self,
         game: StoredGame,
@@ -247,8 +246,9 @@ class UnitOfWork(ABC):
         records are deleted late (DynamoDB's TTL takes up to two days), and what a caller is
         answered must not depend on when.
         """
+        self._check_read(players)
+        return self._commit_game(game, players, events, now)
 
-    @abstractmethod
     def commit_tournament(
         self,
         tournament: StoredTournament,
@@ -261,8 +261,10 @@ class UnitOfWork(ABC):
         `unchanged` (states read, not written) is still at its version; with a pointer to the
         tournament for each of `podium_ids` (the players its awards name), kept for good like
         the tournament."""
+        self._check_read(players)
+        self._check_read(unchanged, written=False)
+        return self._commit_tournament(tournament, players, events, unchanged, podium_ids)
 
-    @abstractmethod
     def commit_link(self, link: Link, players: Sequence[Player]) -> None:
         """Record the link both ways and the states it moves, or nothing; only while neither
         id has an erasure pending.
@@ -270,18 +272,68 @@ class UnitOfWork(ABC):
         Raises AlreadyStored when either side is linked already, WriteConflict as above (an
         erasure requested meanwhile included).
         """
+        self._check_read(players)
+        self._commit_link(link, players)
+
+    def _check_read(self, players: Iterable[Player], *, written: bool = True) -> None:
+        """ValueError when a state goes to a commit over a version this attempt did not read
+        (`written`: a new state, one version on; else a state only checked)."""
+        if self._seen is None:
+            return
+        for player in players:
+            base = player.replaces_version if written else player.version
+            read = self._seen.get((player.ladder, player.player_id))
+            if read != base:
+                raise ValueError(
+                    f"the state of {player.player_id!r} in {player.ladder!r} goes over "
+                    f"version {base}, but this attempt read {read}"
+                )
 
     @abstractmethod
     def put_standings(self, standings: Standings) -> bool:
         """Store the histogram unless one refreshed later is stored; True when stored."""
 
+    # What each store does: the reads and commits above, as it sends them.
 
-def answer_again(stored: StoredGame | StoredTournament, fingerprint: str) -> Submitted | None:
-    """A write made once per id (a game, a tournament), met again: the stored result when
-    `fingerprint` is the stored one's (a retry), None when it is not (the caller's conflict)."""
-    if stored.fingerprint != fingerprint:
-        return None
-    return Submitted(stored.result, created=False)
+    @abstractmethod
+    def _read_for_game(
+        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
+    ) -> GameReads: ...
+
+    @abstractmethod
+    def _read_for_podium(
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+    ) -> PodiumReads: ...
+
+    @abstractmethod
+    def _read_for_link(
+        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
+    ) -> LinkReads: ...
+
+    @abstractmethod
+    def _read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]: ...
+
+    @abstractmethod
+    def _commit_game(
+        self,
+        game: StoredGame,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        now: datetime | None,
+    ) -> StoredGame | None: ...
+
+    @abstractmethod
+    def _commit_tournament(
+        self,
+        tournament: StoredTournament,
+        players: Sequence[Player],
+        events: Sequence[PlayerEvent],
+        unchanged: Sequence[Player],
+        podium_ids: Sequence[str],
+    ) -> StoredTournament | None: ...
+
+    @abstractmethod
+    def _commit_link(self, link: Link, players: Sequence[Player]) -> None: ...
 
 
 # Reading the players of a use case: resolving linked ids to accounts, their states (or the
@@ -291,17 +343,6 @@ def answer_again(stored: StoredGame | StoredTournament, fingerprint: str) -> Sub
 DISPLAY_RECENT_LIMIT = 1000
 #: The window shown for rulesets without one of their own.
 DISPLAY_WINDOW_DAYS = 7
-
-
-def resolve_pair(ids: Sequence[str], links: Mapping[str, str]) -> list[str]:
-    """A game's two ids as their accounts; they must stay two people."""
-    resolved = [links.get(player_id, player_id) for player_id in ids]
-    if resolved[0] == resolved[1]:
-        raise InvalidInput(
-            "players[1].id",
-            "players[1].id and players[0].id belong to the same account after linking",
-        )
-    return resolved
 
 
 def players_of(
@@ -322,12 +363,6 @@ def players_of(
             player = Player(ladder.ladder_id, player_id, ladder.starting_rating)
         players.append(player)
     return players
-
-
-def refuse_erasing(players: Sequence[Player]) -> None:
-    """PlayerErasing when one of `players` is being erased (a write must wait for it)."""
-    if any(player.erasing for player in players):
-        raise PlayerErasing
 
 
 def recent_ranked_games(

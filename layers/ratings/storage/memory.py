@@ -103,27 +103,27 @@ class InMemoryUnitOfWork(UnitOfWork):
     under the lock before it changes anything."""
 
     def __init__(self, tables: InMemoryStorage, retrier: Retrier | None = None) -> None:
-        super().__init__(retrier)
+        self.retrier = retrier or Retrier()
         self._tables = tables
 
-    def read_for_game(
+    def _read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
     ) -> GameReads:
         tables = self._tables
         with tables.lock:
             game = tables.games.get((ladder, game_id)) if game_id is not None else None
-            return GameReads(game, self._links(player_ids), self.read_states(ladder, player_ids))
+            return GameReads(game, self._links(player_ids), self._read_states(ladder, player_ids))
 
-    def read_for_podium(
+    def _read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
     ) -> PodiumReads:
         tables = self._tables
         with tables.lock:
             tournament = tables.tournaments.get((ladder, tournament_id))
-            states = self.read_states(ladder, player_ids)
+            states = self._read_states(ladder, player_ids)
             return PodiumReads(tournament, self._links(player_ids), states)
 
-    def read_for_link(
+    def _read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
     ) -> LinkReads:
         tables = self._tables
@@ -134,10 +134,6 @@ class InMemoryUnitOfWork(UnitOfWork):
                 for pid in (anonymous_id, account_id)
                 if (ladder, pid) in tables.states
             }
-            for ladder in ladders:
-                ids = (anonymous_id, account_id)
-                found = {pid: states[(ladder, pid)] for pid in ids if (ladder, pid) in states}
-                self.remember(ladder, ids, found)
             return LinkReads(
                 anonymous_linked_to=tables.links.get(anonymous_id),
                 account_absorbed=tables.absorbed.get(account_id),
@@ -153,11 +149,10 @@ class InMemoryUnitOfWork(UnitOfWork):
         job = self._tables.job_records.get((ERASURE, erasure_id(player_id)))
         return job is not None and job.pending
 
-    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
+    def _read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         states = self._tables.states
         with self._tables.lock:
             found = {pid: states[(ladder, pid)] for pid in player_ids if (ladder, pid) in states}
-        self.remember(ladder, player_ids, found)
         return found
 
     def count_ranked_games(
@@ -175,15 +170,13 @@ class InMemoryUnitOfWork(UnitOfWork):
     def resolve(self, player_id: str) -> str:
         return self._tables.links.get(player_id, player_id)
 
-    def commit_game(
+    def _commit_game(
         self,
         game: StoredGame,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
-        *,
-        now: datetime | None = None,
+        now: datetime | None,
     ) -> StoredGame | None:
-        self.check_read(players)
         games = self._tables.games
         key = (game.ladder, game.game_id)
 
@@ -203,16 +196,14 @@ class InMemoryUnitOfWork(UnitOfWork):
             return _stored_again(games, key)
         return None
 
-    def commit_tournament(
+    def _commit_tournament(
         self,
         tournament: StoredTournament,
         players: Sequence[Player],
         events: Sequence[PlayerEvent],
-        unchanged: Sequence[Player] = (),
-        podium_ids: Sequence[str] = (),
+        unchanged: Sequence[Player],
+        podium_ids: Sequence[str],
     ) -> StoredTournament | None:
-        self.check_read(players)
-        self.check_read(unchanged, written=False)
         tables = self._tables
         key = (tournament.ladder, tournament.tournament_id)
 
@@ -233,8 +224,7 @@ class InMemoryUnitOfWork(UnitOfWork):
             return _stored_again(tables.tournaments, key)
         return None
 
-    def commit_link(self, link: Link, players: Sequence[Player]) -> None:
-        self.check_read(players)
+    def _commit_link(self, link: Link, players: Sequence[Player]) -> None:
         tables = self._tables
 
         def put_links() -> Callable[[], None]:

@@ -4,12 +4,12 @@ from ratings.declare.kinds import ABSENT
 from ratings.rules import InvalidInput, Ladder
 from ratings.service.context import Context
 from ratings.service.errors import TournamentConflict
-from ratings.service.game_result import Submitted, history_line
-from ratings.service.player import Player
+from ratings.service.game_result import Submitted, answer_again, history_line
+from ratings.service.player import Player, refuse_erasing
 from ratings.service.requests import PodiumInput, parse_podium
 from ratings.service.results import PODIUM_EVENT, Award, PodiumBonusEvent, Tournament, json_of
 from ratings.service.stored import PlayerEvent, StoredTournament
-from ratings.service.unit_of_work import UnitOfWork, answer_again, players_of, refuse_erasing
+from ratings.service.unit_of_work import UnitOfWork, players_of
 
 
 def award_podium(uow: UnitOfWork, context: Context, body: object) -> Submitted:

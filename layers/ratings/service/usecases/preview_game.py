@@ -3,9 +3,10 @@ another published version of the ruleset; nothing is stored."""
 
 from ratings.rules import parse_game
 from ratings.service.context import Context
-from ratings.service.results import JsonObject, json_of
-from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games, resolve_pair
-from ratings.service.usecases.submit_game import evaluate, why_unranked
+from ratings.service.game_result import evaluate, why_unranked
+from ratings.service.player import resolve_pair
+from ratings.service.results import JsonObject
+from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
 
 
 def preview_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object) -> JsonObject:
@@ -30,4 +31,4 @@ def preview_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object
             recent = recent_ranked_games(uow, ruleset, player, game.played_at)
         states.append(player.supposing(overrides).before_game(recent))
     result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game, players))
-    return json_of(result._replace(preview=True))
+    return result._replace(preview=True).document()

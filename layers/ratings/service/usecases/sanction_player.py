@@ -22,10 +22,11 @@ from ratings.service.errors import (
 )
 from ratings.service.game_result import Submitted
 from ratings.service.parameters import DEFAULT_SANCTION_LIMIT
+from ratings.service.player import refuse_erasing
 from ratings.service.ports import JobQueue, SanctionStore
 from ratings.service.requests import SanctionInput, parse_sanction
 from ratings.service.sanction_records import Sanction, SanctionView
-from ratings.service.unit_of_work import UnitOfWork, players_of, refuse_erasing
+from ratings.service.unit_of_work import UnitOfWork, players_of
 from ratings.service.usecases.read_sanction import sanction_answer
 
 

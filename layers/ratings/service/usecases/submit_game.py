@@ -11,30 +11,25 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from ratings.rules import (
-    Game,
     GameInput,
     Ladder,
-    PlayerState,
-    Rating,
-    Ruleset,
     parse_game,
-    unranked_reason,
 )
 from ratings.rules.submission import check_age
 from ratings.service.context import Context
 from ratings.service.errors import GameConflict, PlayerDailyLimit
-from ratings.service.game_result import GameEvent, GameResult, Submitted, history_line
-from ratings.service.player import Player
-from ratings.service.results import json_of
-from ratings.service.stored import StoredGame
-from ratings.service.unit_of_work import (
-    UnitOfWork,
+from ratings.service.game_result import (
+    GameEvent,
+    GameResult,
+    Submitted,
     answer_again,
-    players_of,
-    recent_ranked_games,
-    refuse_erasing,
-    resolve_pair,
+    evaluate,
+    history_line,
+    why_unranked,
 )
+from ratings.service.player import Player, refuse_erasing, resolve_pair
+from ratings.service.stored import StoredGame
+from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
 
 
 def submit_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object) -> Submitted:
@@ -70,7 +65,7 @@ def _rate_once(
         ladder=ladder.ladder_id,
         game_id=game.game_id,
         fingerprint=game.fingerprint,
-        result=json_of(result),
+        result=result.document(),
         expires_at=now + context.settings.game_retention,
     )
     retention = context.settings.history_retention
@@ -141,39 +136,3 @@ def _count_day(context: Context, players: Sequence[Player], now: datetime) -> st
         if player.games_on(day) >= limit:
             raise PlayerDailyLimit(position, limit)
     return day
-
-
-# Rating a checked game: whether it is ranked, the rules' verdict, and the result document.
-# Shared by submitting a game and previewing one; nothing here reads or writes storage.
-
-
-def why_unranked(game: GameInput, players: Sequence[Player]) -> str | None:
-    """The reason the game does not rate (a sanctioned player, mode, a bot, a shared
-    network), or None. `players` are the game's players as read, in the game's order."""
-    bots = (game.players[0].bot, game.players[1].bot)
-    networks = (game.players[0].network, game.players[1].network)
-    sanctioned = (players[0].sanctioned, players[1].sanctioned)
-    return unranked_reason(game.mode, bots, networks, sanctioned)
-
-
-def evaluate(
-    ladder: Ladder,
-    ruleset: Ruleset,
-    game: GameInput,
-    states: Sequence[PlayerState],
-    reason: str | None,
-) -> tuple[GameResult, Rating | None]:
-    """The result of a game under `ruleset`, and the rating unless `reason` (why the game is
-    unranked) is given."""
-    winner = game.winner
-    if winner is not None:  # the winner as resolved (an anonymous id may be an account)
-        winner = states[[p.player_id for p in game.players].index(winner)].player_id
-    rules_game = Game(
-        players=(states[0], states[1]),
-        winner=winner,
-        options=game.options,
-        player_options=(game.players[0].options, game.players[1].options),
-    )
-    rating = None if reason else ruleset.rate(rules_game)
-    result = GameResult.of(ladder.ladder_id, ruleset, game, states, winner, reason, rating)
-    return result, rating

@@ -86,10 +86,10 @@ class DynamoUnitOfWork(UnitOfWork):
     each one transaction."""
 
     def __init__(self, storage: "DynamoStorage", retrier: Retrier | None = None) -> None:
-        super().__init__(retrier)
+        self.retrier = retrier or Retrier()
         self._table = storage.table
 
-    def read_for_game(
+    def _read_for_game(
         self, ladder: str, game_id: str | None, player_ids: Sequence[str]
     ) -> GameReads:
         created = None if game_id is None else (game_key(ladder, game_id), GAME_SK)
@@ -97,7 +97,7 @@ class DynamoUnitOfWork(UnitOfWork):
         game = stored_game_of(ladder, game_id or "", item) if isinstance(item, GameItem) else None
         return GameReads(game, links, states)
 
-    def read_for_podium(
+    def _read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
     ) -> PodiumReads:
         created = (tournament_key(ladder, tournament_id), TOURNAMENT_SK)
@@ -126,10 +126,9 @@ class DynamoUnitOfWork(UnitOfWork):
                 states[item.player_id] = player_of(item)
             else:
                 found = item
-        self.remember(ladder, player_ids, states)
         return found, links, states
 
-    def read_for_link(
+    def _read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
     ) -> LinkReads:
         ids = (anonymous_id, account_id)
@@ -146,9 +145,6 @@ class DynamoUnitOfWork(UnitOfWork):
                 states[(item.ladder, item.player_id)] = player_of(item)
             elif isinstance(item, JobItem) and item.status == PENDING:
                 erased.add(item.job_id)
-        for ladder in ladders:
-            found = {pid: states[(ladder, pid)] for pid in ids if (ladder, pid) in states}
-            self.remember(ladder, ids, found)
         return LinkReads(
             anonymous_linked_to=sides.get((anonymous_id, ANON_SK)),
             account_absorbed=sides.get((account_id, ACCOUNT_SK)),
@@ -158,14 +154,13 @@ class DynamoUnitOfWork(UnitOfWork):
             erasing=tuple(pid for pid in ids if erasure_id(pid) in erased),
         )
 
-    def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
+    def _read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
         states = {
             item.player_id: player_of(item)
             for item in self._table.batch_get(keys)
             if isinstance(item, StateItem)
         }
-        self.remember(ladder, player_ids, states)
         return states
 
     def count_ranked_games(
@@ -187,10 +182,9 @@ class DynamoUnitOfWork(UnitOfWork):
         item = self._table.get(link_key(player_id), ANON_SK)
         return item.other_id if isinstance(item, LinkItem) else player_id
 
-    def commit_game(
-        self, game: StoredGame, players: Players, events: Events, *, now: datetime | None = None
+    def _commit_game(
+        self, game: StoredGame, players: Players, events: Events, now: datetime | None
     ) -> StoredGame | None:
-        self.check_read(players)
         try:
             commit_created(self._table, game_item(game), players, events, expired_by=now)
         except AlreadyStored:
@@ -202,16 +196,14 @@ class DynamoUnitOfWork(UnitOfWork):
             raise WriteConflict(game.game_id) from None  # gone again: the attempt reads afresh
         return None
 
-    def commit_tournament(
+    def _commit_tournament(
         self,
         tournament: StoredTournament,
         players: Players,
         events: Events,
-        unchanged: Players = (),
-        podium_ids: Sequence[str] = (),
+        unchanged: Players,
+        podium_ids: Sequence[str],
     ) -> StoredTournament | None:
-        self.check_read(players)
-        self.check_read(unchanged, written=False)
         ladder, tournament_id = tournament.ladder, tournament.tournament_id
         pointers = [award_pointer_item(ladder, pid, tournament_id) for pid in podium_ids]
         created = tournament_item(tournament)
@@ -224,8 +216,7 @@ class DynamoUnitOfWork(UnitOfWork):
             raise WriteConflict(tournament_id) from None
         return None
 
-    def commit_link(self, link: Link, players: Players) -> None:
-        self.check_read(players)
+    def _commit_link(self, link: Link, players: Players) -> None:
         anonymous, account = link.anonymous_id, link.account_id
         free = LinkItem.pk.does_not_exist()
         transact(
