@@ -31,8 +31,7 @@ from botocore.client import BaseClient
 from botocore.model import OperationModel
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.context import Settings
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings
 from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.layout import LEADERBOARD_INDEX

@@ -28,8 +28,7 @@ from moto import mock_aws
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.rules.ranking import board_order
-from ratings.service.context import Settings
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard, player_key
 from ratings.storage.dynamodb.layout import STATE_SK, RatingsItem, StateItem
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ratings.declare.kinds import ID, Schema, ref
-from ratings.service.context import Settings
+from ratings.service.facade import Settings
 from ratings.service.parameters import DEFAULT_SANCTION_LIMIT, MAX_SANCTION_PAGE
 from ratings.service.requests import parse_sanction, sanction_body
 from ratings_local.openapi_parts import json_body, ladder_parameter, page_parameters, parameter

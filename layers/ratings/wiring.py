@@ -13,8 +13,7 @@ from ratings.config import Config
 from ratings.lambda_support import invocation
 from ratings.lambda_support.job_queue import SqsJobQueue
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.context import Settings
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings
 from ratings.service.unit_of_work import Retrier, RetryPolicy
 
 if TYPE_CHECKING:

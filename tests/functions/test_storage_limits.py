@@ -33,7 +33,7 @@ from support.template import parsed_template
 
 from ratings import wiring
 from ratings.lambda_support import invocation
-from ratings.service.context import daily_game_limit
+from ratings.service.facade import daily_game_limit
 from ratings.service.player import Player
 from ratings.service.stored import StoredGame
 

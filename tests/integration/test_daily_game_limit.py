@@ -10,9 +10,8 @@ import pytest
 from support.games import DAY, HOUR, NOW, FixedClock, game
 from support.services import rating_service
 
-from ratings.service.context import Settings, daily_game_limit
 from ratings.service.errors import NotFound, PlayerDailyLimit
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings, daily_game_limit
 from ratings.service.ports import Storage
 
 LADDER = "backgammon"

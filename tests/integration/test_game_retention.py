@@ -18,9 +18,8 @@ from support.engines import Engine, ratings_table, unique_table_name
 from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.context import Settings
 from ratings.service.errors import NotFound
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings
 from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage, game_key
 

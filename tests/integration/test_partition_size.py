@@ -25,14 +25,14 @@ from support.template import ROOT
 
 from ratings.errors import Disposition, classify
 from ratings.rules.ranking import RatingHistogram
-from ratings.service.context import (
+from ratings.service.errors import NotFound, PlayerStorageFull
+from ratings.service.facade import (
     EVENT_ITEM_BYTES,
     ITEM_COLLECTION_LIMIT_BYTES,
+    RatingService,
     daily_game_limit,
     partition_bytes,
 )
-from ratings.service.errors import NotFound, PlayerStorageFull
-from ratings.service.facade import RatingService
 from ratings.service.stored import Standings
 from ratings.storage.dynamodb import DynamoStorage, player_key
 

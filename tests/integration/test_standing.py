@@ -25,8 +25,7 @@ from support.services import rating_service
 
 from ratings.rules import DEFAULT_LADDERS
 from ratings.rules.ranking import RatingHistogram, board_order
-from ratings.service.context import Settings
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings
 from ratings.service.ports import Storage
 from ratings.service.stored import Standings
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard

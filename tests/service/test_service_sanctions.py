@@ -11,14 +11,13 @@ from support.jobs import RecordingJobQueue
 from support.sanctions import sanction, sanction_and_refund
 
 from ratings.rules import DEFAULT_LADDERS, InvalidInput
-from ratings.service.context import Settings
 from ratings.service.errors import (
     AlreadySanctioned,
     NotFound,
     NotRanked,
     SanctionConflict,
 )
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings
 from ratings.storage.memory import InMemoryStorage
 
 LADDER = "backgammon"

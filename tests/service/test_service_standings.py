@@ -13,9 +13,8 @@ from support.services import rating_service
 from ratings.declare.answers import format_utc_millis
 from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
-from ratings.service.context import Settings
 from ratings.service.errors import NotFound, NotRanked
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings
 from ratings.service.player import Player
 from ratings.service.stored import Standings
 from ratings.storage.memory import InMemoryStorage

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 
 from ratings.rules import DEFAULT_LADDERS
-from ratings.service.context import Settings
-from ratings.service.facade import RatingService
+from ratings.service.facade import RatingService, Settings
 from ratings.service.ports import JobQueue, Storage
 from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage

@@ -95,7 +95,7 @@ class PlayerErasing(RetryLater):
 class PlayerDailyLimit(ServiceError):
     """A player of the game has had the day's most games rated already (UTC days): the limit
     that keeps a player's stored history within the store's size limit
-    (`ratings.service.context`). The same game is accepted from the next UTC day on."""
+    (`ratings.service.facade`). The same game is accepted from the next UTC day on."""
 
     code = "player_daily_limit"
     disposition = Disposition.REFUSED

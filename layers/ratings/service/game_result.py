@@ -276,12 +276,12 @@ def history_line(
 # submitting a game and previewing one; nothing here reads or writes storage.
 
 
-def why_unranked(game: GameInput, players: Sequence[Player]) -> str | None:
+def why_unranked(game: GameInput, sanctioned: tuple[bool, bool]) -> str | None:
     """The reason the game does not rate (a sanctioned player, mode, a bot, a shared
-    network), or None. `players` are the game's players as read, in the game's order."""
+    network), or None. `sanctioned`: whether each player, in the game's order, is under a
+    sanction (`Player.sanctioned`, as read)."""
     bots = (game.players[0].bot, game.players[1].bot)
     networks = (game.players[0].network, game.players[1].network)
-    sanctioned = (players[0].sanctioned, players[1].sanctioned)
     return unranked_reason(game.mode, bots, networks, sanctioned)
 
 

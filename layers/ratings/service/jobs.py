@@ -15,17 +15,21 @@ Two workers on one job (a message sent twice) cannot both save the same progress
 save fails its condition, and that worker leaves the job to the one that got there first.
 """
 
+from __future__ import annotations
+
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from ratings.rules import InvalidInput
-from ratings.service.context import Clock
 from ratings.service.errors import NotFound, WriteConflict
 from ratings.service.ports import JobQueue, JobRecords
 from ratings.service.stored import Job, JobMessage
 from ratings.service.unit_of_work import Retrier
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Clock
 
 
 class JobKind(ABC):

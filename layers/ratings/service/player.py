@@ -122,7 +122,7 @@ class Player(NamedTuple):
     #: change this state, and it is on no leaderboard, until the erasure deletes it.
     erasing: bool = False
     #: The UTC day (YYYY-MM-DD, of receipt) of the player's last game, and how many games
-    #: were rated that day, ranked or not: the daily game limit (`ratings.service.context`).
+    #: were rated that day, ranked or not: the daily game limit (`ratings.service.facade`).
     games_day: str | None = None
     games_that_day: int = 0
     #: The played_at times of the player's latest ranked games, so that a ruleset with a

@@ -6,11 +6,15 @@ The rank is exact when the rank view can count the players ahead within `exact_r
 histogram's refresh.
 """
 
-from typing import NamedTuple
+from __future__ import annotations
 
-from ratings.service.context import Clock
+from typing import TYPE_CHECKING, NamedTuple
+
 from ratings.service.ports import RankView
 from ratings.service.results import Standing
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Clock
 
 
 class Ranking(NamedTuple):

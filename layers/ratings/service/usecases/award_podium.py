@@ -1,8 +1,11 @@
 """Award a podium: pay a public tournament's podium bonuses once per tournament id."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ratings.declare.kinds import ABSENT
 from ratings.rules import InvalidInput, Ladder
-from ratings.service.context import Context
 from ratings.service.errors import TournamentConflict
 from ratings.service.game_result import Submitted, answer_again, history_line
 from ratings.service.player import Player, refuse_erasing
@@ -10,6 +13,9 @@ from ratings.service.requests import PodiumInput, parse_podium
 from ratings.service.results import PODIUM_EVENT, Award, PodiumBonusEvent, Tournament, json_of
 from ratings.service.stored import PlayerEvent, StoredTournament
 from ratings.service.unit_of_work import UnitOfWork, players_of
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def award_podium(uow: UnitOfWork, context: Context, body: object) -> Submitted:

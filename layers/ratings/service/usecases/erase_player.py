@@ -18,13 +18,14 @@ The phases, each made of idempotent steps:
    sends the job back to phase 1), and the job keeps nothing but its dates.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ratings.declare.answers import JsonObject
 from ratings.service import pseudonyms
-from ratings.service.context import Context
 from ratings.service.errors import WriteConflict
 from ratings.service.game_result import GAME_EVENT
 from ratings.service.jobs import JobKind
@@ -47,6 +48,9 @@ from ratings.service.stored import (
 )
 from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
 from ratings.service.usecases.request_erasure import FIRST_PHASE, new_pseudonym
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 PAGES, UNLINK, STATES = "pages", "unlink", "states"
 #: Own items rewritten and deleted a step: with a game record and an opponent's event each,

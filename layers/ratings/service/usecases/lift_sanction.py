@@ -2,15 +2,19 @@
 refunds already paid stay, and those still to be decided are still paid. Lifting twice
 answers like lifting once."""
 
-from datetime import datetime
-from typing import NamedTuple
+from __future__ import annotations
 
-from ratings.service.context import Context
+from datetime import datetime
+from typing import TYPE_CHECKING, NamedTuple
+
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.ports import SanctionStore
 from ratings.service.results import JsonObject
 from ratings.service.unit_of_work import UnitOfWork
 from ratings.service.usecases.read_sanction import ReadSanction, sanction_answer
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 class LiftSanction(NamedTuple):

@@ -2,9 +2,11 @@
 in each ladder where the account has no ranked games, and its sanction following it in each
 ladder where it is under one (docs/rules.md)."""
 
-from collections.abc import Mapping
+from __future__ import annotations
 
-from ratings.service.context import Context
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from ratings.service.errors import AlreadyLinked, AlreadyStored, PlayerErasing, WriteConflict
 from ratings.service.game_result import Submitted
 from ratings.service.player import Player
@@ -12,6 +14,9 @@ from ratings.service.requests import parse_link
 from ratings.service.results import JsonObject, LadderKept, LinkResult, json_of
 from ratings.service.stored import Link
 from ratings.service.unit_of_work import UnitOfWork
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def link_identity(uow: UnitOfWork, context: Context, body: object) -> JsonObject:

@@ -10,13 +10,14 @@ save is conditioned on the save before: of two runs of the same step, one saves 
 learns it was overtaken and stops (`ratings.service.jobs.RunJob`).
 """
 
+from __future__ import annotations
+
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ratings.rules import Ladder
 from ratings.rules.refunds import GAME_GONE, Victim, refund_for
-from ratings.service.context import Context
 from ratings.service.errors import AlreadyStored
 from ratings.service.jobs import JobKind
 from ratings.service.moderation_results import RefundEvent
@@ -36,6 +37,9 @@ from ratings.service.sanction_records import (
 )
 from ratings.service.stored import Job, PlayerEvent
 from ratings.service.unit_of_work import Retrier, UnitOfWork
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 #: Games decided per step: one page read, one batched read, then one commit per refund.
 GAMES_PER_STEP = 25

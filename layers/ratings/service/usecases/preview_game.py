@@ -1,12 +1,18 @@
 """Preview a game: what it would change, with optional overrides of the stored state and
 another published version of the ruleset; nothing is stored."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ratings.rules import parse_game
-from ratings.service.context import Context
 from ratings.service.game_result import evaluate, why_unranked
 from ratings.service.player import resolve_pair
 from ratings.service.results import JsonObject
 from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def preview_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object) -> JsonObject:
@@ -30,5 +36,11 @@ def preview_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object
         if recent is None:
             recent = recent_ranked_games(uow, ruleset, player, game.played_at)
         states.append(player.supposing(overrides).before_game(recent))
-    result, _rating = evaluate(ladder, ruleset, game, states, why_unranked(game, players))
+    result, _rating = evaluate(
+        ladder,
+        ruleset,
+        game,
+        states,
+        why_unranked(game, (players[0].sanctioned, players[1].sanctioned)),
+    )
     return result._replace(preview=True).document()

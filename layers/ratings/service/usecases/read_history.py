@@ -1,12 +1,18 @@
 """Read a player's history: their games and podium bonuses, newest first, page by page."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ratings.service import cursors
-from ratings.service.context import Context
 from ratings.service.parameters import DEFAULT_HISTORY_LIMIT, page_limit, require_id
 from ratings.service.ports import HistoryView
 from ratings.service.results import History, JsonObject, json_of
 from ratings.service.stored import PlayerEvent
 from ratings.service.unit_of_work import UnitOfWork
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def read_history(

@@ -1,10 +1,12 @@
 """Read a leaderboard: a page from the top or from a cursor, or the page around a player."""
 
+from __future__ import annotations
+
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ratings.rules import InvalidInput
 from ratings.service import cursors
-from ratings.service.context import Context
 from ratings.service.errors import NotRanked
 from ratings.service.parameters import DEFAULT_LEADERBOARD_LIMIT, page_limit, require_id
 from ratings.service.ports import LeaderboardView
@@ -12,6 +14,9 @@ from ratings.service.ranking import Ranking
 from ratings.service.results import JsonObject, Leaderboard, LeaderboardEntry, json_of
 from ratings.service.stored import LeaderboardRow
 from ratings.service.unit_of_work import UnitOfWork
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def read_leaderboard(

@@ -1,14 +1,19 @@
 """Read a player: their state in a ladder (a linked anonymous id reads as its account), the K
 and provisional status of their next game, and where they stand."""
 
-from datetime import timedelta
+from __future__ import annotations
 
-from ratings.service.context import Context
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
 from ratings.service.parameters import require_id
 from ratings.service.player import Player
 from ratings.service.ranking import Ranking
 from ratings.service.results import JsonObject, PlayerSummary, Standing, json_of
 from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def read_player(

@@ -1,10 +1,16 @@
 """Read a stored result: a game's (while its record is kept) or a tournament's awards."""
 
-from ratings.service.context import Context
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ratings.service.errors import NotFound
 from ratings.service.parameters import require_id
 from ratings.service.ports import ResultsView
 from ratings.service.results import JsonObject
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def read_game(results: ResultsView, context: Context, ladder_id: str, game_id: str) -> JsonObject:

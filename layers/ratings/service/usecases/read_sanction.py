@@ -5,10 +5,11 @@ id, never all of them: a cheater's window may hold tens of thousands of games, a
 answer stops at 6 MB. GET pages on with `limit` and `cursor`, like the other listings.
 """
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 from ratings.service import cursors
-from ratings.service.context import Context
 from ratings.service.errors import NotFound
 from ratings.service.moderation_results import SanctionResult
 from ratings.service.parameters import (
@@ -20,6 +21,9 @@ from ratings.service.parameters import (
 from ratings.service.ports import SanctionStore
 from ratings.service.results import JsonObject, json_of
 from ratings.service.sanction_records import Sanction, SanctionView
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 class ReadSanction(NamedTuple):

@@ -1,12 +1,18 @@
 """Refresh a ladder's standings: count its leaderboard into a rating histogram and store it
 (what ranks beyond the exact limit are estimated from). It writes the histogram only."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ratings.rules.ranking import RatingHistogram
-from ratings.service.context import Context
 from ratings.service.ports import RankView
 from ratings.service.results import JsonObject, StandingsRefreshed, json_of
 from ratings.service.stored import Standings
 from ratings.service.unit_of_work import UnitOfWork
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def refresh_standings(

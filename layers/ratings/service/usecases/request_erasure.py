@@ -8,10 +8,11 @@ is erased at once: its record is stored done. An id erased before, with somethin
 under it again since (a fresh start), is erased again.
 """
 
-import secrets
-from typing import NamedTuple
+from __future__ import annotations
 
-from ratings.service.context import Context
+import secrets
+from typing import TYPE_CHECKING, NamedTuple
+
 from ratings.service.errors import (
     AlreadyLinked,
     AlreadyStored,
@@ -32,6 +33,9 @@ from ratings.service.stored import (
     erasure_id,
 )
 from ratings.service.unit_of_work import Retrier
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 #: The first phase of an erasure's work (`erase_player`).
 FIRST_PHASE = "mark"

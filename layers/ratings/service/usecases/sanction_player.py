@@ -7,12 +7,13 @@ meanwhile makes the attempt read again. The refunds themselves are paid afterwar
 page (`pay_refunds`); a new sanction answers `pending`.
 """
 
+from __future__ import annotations
+
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ratings.rules import Ladder
 from ratings.rules.refunds import refund_window
-from ratings.service.context import Context
 from ratings.service.errors import (
     AlreadySanctioned,
     AlreadyStored,
@@ -28,6 +29,9 @@ from ratings.service.requests import SanctionInput, parse_sanction
 from ratings.service.sanction_records import Sanction, SanctionView
 from ratings.service.unit_of_work import UnitOfWork, players_of
 from ratings.service.usecases.read_sanction import sanction_answer
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 class SanctionPlayer(NamedTuple):

@@ -7,8 +7,11 @@ it replaces. Nothing here knows which rulesets exist: a game's own fields go fro
 body to the ruleset and into the result as they are.
 """
 
+from __future__ import annotations
+
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from ratings.rules import (
     GameInput,
@@ -16,7 +19,6 @@ from ratings.rules import (
     parse_game,
 )
 from ratings.rules.submission import check_age
-from ratings.service.context import Context
 from ratings.service.errors import GameConflict, PlayerDailyLimit
 from ratings.service.game_result import (
     GameEvent,
@@ -30,6 +32,9 @@ from ratings.service.game_result import (
 from ratings.service.player import Player, refuse_erasing, resolve_pair
 from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
+
+if TYPE_CHECKING:
+    from ratings.service.facade import Context
 
 
 def submit_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object) -> Submitted:
@@ -97,7 +102,7 @@ def _rate(
 ) -> tuple[GameResult, list[Player]]:
     """The game's result and each player's state after it. Both states are written, ranked
     or not: each counts the game towards its day."""
-    reason = why_unranked(game, players)
+    reason = why_unranked(game, (players[0].sanctioned, players[1].sanctioned))
     states = [
         player.before_game(
             0 if reason else recent_ranked_games(uow, ladder.ruleset, player, game.played_at)
