@@ -14,7 +14,8 @@ returns a LastEvaluatedKey whenever a Query's Limit is used up, even by the last
 read that must go on past such a page pays one more Query there (and the tests say so).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
 import pytest
 from support.dynamodb import RequestCounter
@@ -39,6 +40,13 @@ def warm_up(service: RatingService, ladder: str, *players: str) -> None:
     for index, player_id in enumerate(players):
         body = game(f"warm-{player_id}", player_id, f"spar-{index}", played_at=NOW - 3 * HOUR)
         assert service.submit_game(ladder, body).created
+
+
+def alice_plays(service: RatingService, times: Sequence[datetime]) -> None:
+    """Store alice's games played at `times` on backgammon, the i-th (week-i) against opp-i."""
+    for index, at in enumerate(times):
+        body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
+        assert service.submit_game("backgammon", body).created
 
 
 @pytest.mark.parametrize("ladder", list(COMMON_PATH))
@@ -89,10 +97,7 @@ def test_a_full_week_is_counted_from_the_state(
 ) -> None:
     """60 games of alice in the last hours: her state keeps the 50 newest, enough for K."""
     warm_up(service, "backgammon", "bob")
-    for index in range(60):
-        at = NOW - 2 * HOUR + index * MINUTE
-        body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
-        assert service.submit_game("backgammon", body).created
+    alice_plays(service, [NOW - 2 * HOUR + index * MINUTE for index in range(60)])
     request_counter.reset()
 
     submitted = service.submit_game("backgammon", game("g-1", "alice", "bob"))
@@ -108,10 +113,7 @@ def test_a_game_a_few_places_out_of_order_is_counted_from_the_state(
     """A queue delivers out of order: alice's game arrives after 10 later ones of hers, in a
     week of 80. Her state keeps the 62 newest, 52 of them before this game: K 16, no Query."""
     warm_up(service, "backgammon", "bob")
-    for index in range(80):
-        at = NOW - 2 * HOUR + index * MINUTE
-        body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
-        assert service.submit_game("backgammon", body).created
+    alice_plays(service, [NOW - 2 * HOUR + index * MINUTE for index in range(80)])
     request_counter.reset()
 
     late = game("late", "alice", "bob", played_at=NOW - 2 * HOUR + 69 * MINUTE + MINUTE // 2)
@@ -131,9 +133,7 @@ def test_a_late_game_behind_62_newer_ones_costs_one_query(
     warm_up(service, "backgammon", "bob")
     old = [NOW - 6 * DAY + index * MINUTE for index in range(4)]
     new = [NOW - 2 * HOUR + index * MINUTE for index in range(70)]
-    for index, at in enumerate([*old, *new]):
-        body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
-        assert service.submit_game("backgammon", body).created
+    alice_plays(service, [*old, *new])
     request_counter.reset()
 
     late = game("late", "alice", "bob", played_at=NOW - 5 * DAY)

@@ -6,15 +6,7 @@ Each player's change is K * (score - E) with their own K and E, rounded half awa
 from dataclasses import dataclass
 
 from ratings.declare.kinds import NUMBER, Field
-from ratings.rules.model import (
-    EloCurve,
-    Game,
-    PlayerChange,
-    PlayerState,
-    Rating,
-    frozen_explain,
-    round_half_away,
-)
+from ratings.rules import model
 
 NAME = "classic"
 
@@ -36,7 +28,7 @@ EXPLAIN_FIELDS = (
 
 
 @dataclass(frozen=True)
-class Classic(EloCurve):
+class Classic(model.EloCurve):
     """classic at its only version so far; K and the provisional period are configurable."""
 
     version: str = "1.0"
@@ -55,29 +47,31 @@ class Classic(EloCurve):
     state_overrides = ("ranked_games",)
     explain_fields = EXPLAIN_FIELDS
 
-    def k_for(self, state: PlayerState) -> int:
+    def k_for(self, state: model.PlayerState) -> int:
         return self.provisional_k if self.provisional(state) else self.established_k
 
-    def provisional(self, state: PlayerState) -> bool:
+    def provisional(self, state: model.PlayerState) -> bool:
         return state.ranked_games < self.provisional_games
 
-    def rate(self, game: Game) -> Rating:
+    def rate(self, game: model.Game) -> model.Rating:
         first, second = game.players
         changes = (
             self._change(first, second, game.score_of(0)),
             self._change(second, first, game.score_of(1)),
         )
-        return Rating(NAME, self.version, changes)
+        return model.Rating(NAME, self.version, changes)
 
-    def _change(self, player: PlayerState, opponent: PlayerState, score: float) -> PlayerChange:
+    def _change(
+        self, player: model.PlayerState, opponent: model.PlayerState, score: float
+    ) -> model.PlayerChange:
         expected = self.expected_score(player.rating, opponent.rating)
         k = self.k_for(player)
-        delta = round_half_away(k * (score - expected))
-        return PlayerChange(
+        delta = model.round_half_away(k * (score - expected))
+        return model.PlayerChange(
             player_id=player.player_id,
             rating_before=player.rating,
             rating_after=player.rating + delta,
-            explain=frozen_explain(
+            explain=model.frozen_explain(
                 expected=expected, k=k, ranked_games=player.ranked_games, score=score
             ),
         )

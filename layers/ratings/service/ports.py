@@ -27,39 +27,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from ratings.service import stored
 from ratings.service.player import Player
-from ratings.service.stored import (
-    ErasedIdentity,
-    EventKey,
-    EventPosition,
-    HistoryPage,
-    Job,
-    JobMessage,
-    LeaderboardRow,
-    Link,
-    PlayerEvent,
-    PlayerItem,
-    Pseudonymized,
-    References,
-    Standings,
-    StoredGame,
-    StoredTournament,
-)
 
 if TYPE_CHECKING:
     # only the moderation ports' signatures name them: the game path never loads
     from ratings.rules.refunds import Window
-    from ratings.service.sanction_records import (
-        GameAgainst,
-        GamePosition,
-        GamesPage,
-        NamedInSanctions,
-        RefundDecision,
-        RefundReads,
-        Sanction,
-        SanctionReads,
-        SanctionView,
-    )
+    from ratings.service import sanction_records
     from ratings.service.unit_of_work import Retrier, UnitOfWork
 
 
@@ -67,21 +41,21 @@ class ResultsView(ABC):
     """Stored results, as the commits stored them."""
 
     @abstractmethod
-    def get_game(self, ladder: str, game_id: str) -> StoredGame | None: ...
+    def get_game(self, ladder: str, game_id: str) -> stored.StoredGame | None: ...
 
     @abstractmethod
-    def get_tournament(self, ladder: str, tournament_id: str) -> StoredTournament | None: ...
+    def get_tournament(self, ladder: str, tournament_id: str) -> stored.StoredTournament | None: ...
 
     @abstractmethod
-    def stored_games(self, ladder: str) -> Iterator[StoredGame]:
+    def stored_games(self, ladder: str) -> Iterator[stored.StoredGame]:
         """Every game result of the ladder still stored, in no particular order (exports)."""
 
 
 class HistoryView(ABC):
     @abstractmethod
     def history(
-        self, ladder: str, player_id: str, limit: int, after: EventPosition | None
-    ) -> HistoryPage:
+        self, ladder: str, player_id: str, limit: int, after: stored.EventPosition | None
+    ) -> stored.HistoryPage:
         """At most `limit` of the player's events, newest first, from just after the event
         at `after` (not included), expired or not."""
 
@@ -90,14 +64,14 @@ class LeaderboardView(ABC):
     @abstractmethod
     def leaderboard(
         self, ladder: str, limit: int, after: tuple[int, str] | None
-    ) -> Sequence[LeaderboardRow]:
+    ) -> Sequence[stored.LeaderboardRow]:
         """Players with at least one ranked game by rating descending, then id ascending,
         starting after the (rating, player_id) position `after`."""
 
     @abstractmethod
     def leaderboard_before(
         self, ladder: str, limit: int, before: tuple[int, str]
-    ) -> Sequence[LeaderboardRow]:
+    ) -> Sequence[stored.LeaderboardRow]:
         """The `limit` players just ahead of the (rating, player_id) position `before`, in
         leaderboard order (the nearest last)."""
 
@@ -113,7 +87,7 @@ class RankView(ABC):
         own included)."""
 
     @abstractmethod
-    def read_standings(self, ladder: str) -> Standings | None:
+    def read_standings(self, ladder: str) -> stored.Standings | None:
         """The ladder's last stored histogram, if any."""
 
     @abstractmethod
@@ -129,14 +103,16 @@ class SanctionStore(ABC):
     stored only over the version it came from (WriteConflict otherwise)."""
 
     @abstractmethod
-    def read_for_sanction(self, ladder: str, sanction_id: str, player_id: str) -> SanctionReads:
+    def read_for_sanction(
+        self, ladder: str, sanction_id: str, player_id: str
+    ) -> sanction_records.SanctionReads:
         """The sanction (if stored), the links of `player_id` both ways and its state, in one
         round trip, strongly consistent."""
 
     @abstractmethod
     def read_sanction(
         self, ladder: str, sanction_id: str, after: str | None, limit: int
-    ) -> SanctionView:
+    ) -> sanction_records.SanctionView:
         """The sanction (None: not stored) with its lift, at most `limit` of its decisions by
         game id from just after game `after` (None: the first), and whether more follow;
         strongly consistent, reading at most `limit` + 1 decisions."""
@@ -147,42 +123,48 @@ class SanctionStore(ABC):
         ladder: str,
         player_id: str,
         window: Window,
-        after: GamePosition | None,
+        after: sanction_records.GamePosition | None,
         limit: int,
-    ) -> GamesPage:
+    ) -> sanction_records.GamesPage:
         """At most `limit` of the player's ranked games played in `window`, by played_at
         then game id, from just after `after` (expired or not), strongly consistent."""
 
     @abstractmethod
     def read_for_refunds(
-        self, ladder: str, sanction_id: str, player_id: str, games: Sequence[GameAgainst]
-    ) -> RefundReads:
+        self,
+        ladder: str,
+        sanction_id: str,
+        player_id: str,
+        games: Sequence[sanction_records.GameAgainst],
+    ) -> sanction_records.RefundReads:
         """For each game of `player_id`: the decision already stored and the stored game;
         then, for the games not decided yet, the opponent's link and state
         (`opponents_undecided`). Strongly consistent."""
 
     @abstractmethod
-    def commit_sanction(self, sanction: Sanction, player: Player) -> None:
+    def commit_sanction(self, sanction: sanction_records.Sanction, player: Player) -> None:
         """Store the new sanction's record with the sanctioned player's state, or nothing.
 
         Raises AlreadyStored when the sanction id is stored already, WriteConflict when the
         state's version moved."""
 
     @abstractmethod
-    def commit_lift(self, sanction: Sanction, players: Sequence[Player]) -> None:
+    def commit_lift(self, sanction: sanction_records.Sanction, players: Sequence[Player]) -> None:
         """Record `sanction.lifted_at` and store the states of `players`, or nothing.
 
         Raises AlreadyStored when it was lifted already, WriteConflict as above."""
 
     @abstractmethod
-    def commit_refund(self, decision: RefundDecision, victim: Player, event: PlayerEvent) -> None:
+    def commit_refund(
+        self, decision: sanction_records.RefundDecision, victim: Player, event: stored.PlayerEvent
+    ) -> None:
         """Store the decision, the victim's new state and their refund event, or nothing.
 
         Raises AlreadyStored when the game's decision is stored already, WriteConflict as
         above."""
 
     @abstractmethod
-    def record_withheld(self, decision: RefundDecision) -> None:
+    def record_withheld(self, decision: sanction_records.RefundDecision) -> None:
         """Store a withheld decision; AlreadyStored when the game's decision is stored."""
 
     @abstractmethod
@@ -191,12 +173,16 @@ class SanctionStore(ABC):
         ladder: str,
         sanction_ids: Sequence[str],
         decision_keys: Sequence[tuple[str, str]],
-    ) -> NamedInSanctions:
+    ) -> sanction_records.NamedInSanctions:
         """The sanctions and the (sanction id, game id) decisions an erasure rewrites,
         strongly consistent."""
 
     @abstractmethod
-    def rename(self, sanctions: Sequence[Sanction], decisions: Sequence[RefundDecision]) -> None:
+    def rename(
+        self,
+        sanctions: Sequence[sanction_records.Sanction],
+        decisions: Sequence[sanction_records.RefundDecision],
+    ) -> None:
         """Store the sanctions' records (each over the version it came from) and the decisions
         (each only while stored) with other ids in them, all or nothing; WriteConflict when a
         record moved or a decision is gone."""
@@ -206,15 +192,15 @@ class JobRecords(ABC):
     """Background jobs' records, one per (kind, job_id)."""
 
     @abstractmethod
-    def get_job(self, kind: str, job_id: str) -> Job | None:
+    def get_job(self, kind: str, job_id: str) -> stored.Job | None:
         """The job's record as last saved (strongly consistent), or None."""
 
     @abstractmethod
-    def create_job(self, job: Job) -> None:
+    def create_job(self, job: stored.Job) -> None:
         """Store a new job's record (version 1); AlreadyStored when it exists."""
 
     @abstractmethod
-    def save_job(self, job: Job) -> None:
+    def save_job(self, job: stored.Job) -> None:
         """Store the job's record over the version it came from (`progress_version - 1`);
         WriteConflict when another save got there first."""
 
@@ -228,7 +214,7 @@ class ErasureStore(ABC):
         of `ladders`, or an identity link (strongly consistent)."""
 
     @abstractmethod
-    def request_erasure(self, job: Job, player_id: str) -> None:
+    def request_erasure(self, job: stored.Job, player_id: str) -> None:
         """Store the erasure's job record over the version it came from (version 1: none
         stored), unless `player_id` is an anonymous id linked to an account, all at once.
 
@@ -236,7 +222,7 @@ class ErasureStore(ABC):
         meanwhile (version 1), WriteConflict when the stored one moved."""
 
     @abstractmethod
-    def read_identity(self, player_id: str, ladders: Sequence[str]) -> ErasedIdentity:
+    def read_identity(self, player_id: str, ladders: Sequence[str]) -> stored.ErasedIdentity:
         """The player's links, and their states and the absorbed id's in each of `ladders`
         (strongly consistent)."""
 
@@ -246,7 +232,7 @@ class ErasureStore(ABC):
         stored for version 1); WriteConflict (and nothing stored) when one moved."""
 
     @abstractmethod
-    def player_items(self, ladder: str, player_id: str, limit: int) -> Sequence[PlayerItem]:
+    def player_items(self, ladder: str, player_id: str, limit: int) -> Sequence[stored.PlayerItem]:
         """The first `limit` of the player's own items in the ladder, its state aside:
         strongly consistent, expired ones included (TTL deletes late)."""
 
@@ -256,17 +242,17 @@ class ErasureStore(ABC):
         ladder: str,
         game_ids: Sequence[str],
         tournament_ids: Sequence[str],
-        events: Sequence[EventKey],
-    ) -> References:
+        events: Sequence[stored.EventKey],
+    ) -> stored.References:
         """The games, tournaments and events named, as stored (strongly consistent)."""
 
     @abstractmethod
-    def pseudonymize(self, ladder: str, rewrite: Pseudonymized) -> None:
+    def pseudonymize(self, ladder: str, rewrite: stored.Pseudonymized) -> None:
         """Store all of `rewrite` at once (at most 100 items), or nothing: WriteConflict
         when a game or tournament moved past the revision read, or an event is gone."""
 
     @abstractmethod
-    def unlink(self, links: Sequence[Link]) -> None:
+    def unlink(self, links: Sequence[stored.Link]) -> None:
         """Delete both sides of each link (those already gone are no matter)."""
 
     @abstractmethod
@@ -279,7 +265,7 @@ class JobQueue(ABC):
     """Where job messages go; a worker receives them (`ratings.service.jobs.RunJob`)."""
 
     @abstractmethod
-    def send(self, message: JobMessage) -> None:
+    def send(self, message: stored.JobMessage) -> None:
         """Queue the message; raises when it could not be queued (nothing is then sent)."""
 
 
