@@ -38,7 +38,8 @@ def table_texts(stack: LocalStack) -> list[str]:
     """Every item of the stack's table, as text (all attributes)."""
     dynamodb = aws_client(stack, "dynamodb")
     pages = dynamodb.get_paginator("scan").paginate(TableName=stack.endpoints()["table"])
-    return [json.dumps(item) for page in pages for item in page.get("Items", [])]
+    # Binary attributes (a state's packed recent games) as hex.
+    return [json.dumps(item, default=bytes.hex) for page in pages for item in page.get("Items", [])]
 
 
 def play(

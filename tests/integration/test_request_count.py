@@ -23,6 +23,7 @@ from support.engines import Engine
 from support.games import DAY, HOUR, MINUTE, NOW, game, podium
 
 from ratings.service.facade import RatingService
+from ratings.service.game_result import Submitted
 from ratings.service.player import Player
 from ratings.service.stored import PlayerEvent, StoredGame
 from ratings.storage.dynamodb import DynamoStorage, leaderboard_shard
@@ -47,6 +48,12 @@ def alice_plays(service: RatingService, times: Sequence[datetime]) -> None:
     for index, at in enumerate(times):
         body = game(f"week-{index}", "alice", f"opp-{index}", played_at=at)
         assert service.submit_game("backgammon", body).created
+
+
+def alices_window(submitted: Submitted) -> tuple[int, int]:
+    """The recent ranked games alice's K was read from, and that K, as the answer explains."""
+    explain = submitted.result["players"][0]["explain"]
+    return explain["recent_ranked_games"], explain["k"]
 
 
 @pytest.mark.parametrize("ladder", list(COMMON_PATH))
@@ -102,8 +109,7 @@ def test_a_full_week_is_counted_from_the_state(
 
     submitted = service.submit_game("backgammon", game("g-1", "alice", "bob"))
 
-    explain = submitted.result["players"][0]["explain"]
-    assert (explain["recent_ranked_games"], explain["k"]) == (50, 16)
+    assert alices_window(submitted) == (50, 16)
     assert request_counter.operations == COMMON_PATH["backgammon"]
 
 
@@ -119,8 +125,7 @@ def test_a_game_a_few_places_out_of_order_is_counted_from_the_state(
     late = game("late", "alice", "bob", played_at=NOW - 2 * HOUR + 69 * MINUTE + MINUTE // 2)
     submitted = service.submit_game("backgammon", late)
 
-    explain = submitted.result["players"][0]["explain"]
-    assert (explain["recent_ranked_games"], explain["k"]) == (50, 16)
+    assert alices_window(submitted) == (50, 16)
     assert request_counter.operations == COMMON_PATH["backgammon"]
 
 
@@ -139,8 +144,7 @@ def test_a_late_game_behind_62_newer_ones_costs_one_query(
     late = game("late", "alice", "bob", played_at=NOW - 5 * DAY)
     submitted = service.submit_game("backgammon", late)
 
-    explain = submitted.result["players"][0]["explain"]
-    assert (explain["recent_ranked_games"], explain["k"]) == (4, 32)
+    assert alices_window(submitted) == (4, 32)
     assert request_counter.operations == ["BatchGetItem", "Query", "TransactWriteItems"]
 
 
@@ -174,8 +178,7 @@ def test_a_state_stored_before_the_times_were_kept_counts_on_the_history(
 
     submitted = service.submit_game("backgammon", game("g-1", "alice", "bob"))
 
-    explain = submitted.result["players"][0]["explain"]
-    assert (explain["recent_ranked_games"], explain["k"]) == (50, 16)
+    assert alices_window(submitted) == (50, 16)
     assert request_counter.operations == ["BatchGetItem", "Query", "TransactWriteItems"]
     # From then on the state keeps times, complete only from a floor past this game: the
     # next game's window still starts before it, so it still reads the history.

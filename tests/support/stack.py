@@ -58,7 +58,9 @@ def table_digest(stack: LocalStack) -> tuple[int, str]:
     items: list[str] = []
     pages = client.get_paginator("scan").paginate(TableName=stack.endpoints()["table"])
     for page in pages:
-        items.extend(json.dumps(item, sort_keys=True) for item in page.get("Items", []))
+        items.extend(
+            json.dumps(item, sort_keys=True, default=bytes.hex) for item in page.get("Items", [])
+        )
     items.sort()
     return len(items), hashlib.sha256("\n".join(items).encode()).hexdigest()
 

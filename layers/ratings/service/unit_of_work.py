@@ -34,7 +34,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from ratings.rules import Ladder, Ruleset
 from ratings.service.errors import RetryLater, TransientStorageError, WriteConflict
@@ -50,6 +50,8 @@ from ratings.service.stored import (
     StoredTournament,
 )
 
+#: The reads of a game's or a podium's players.
+_Reads = TypeVar("_Reads", GameReads, PodiumReads)
 #: A player's key in the versions an attempt remembers: (ladder, player id).
 Key = tuple[str, str]
 
@@ -174,18 +176,16 @@ class UnitOfWork(ABC):
     ) -> GameReads:
         """The game's result (when `game_id` is given), the links and the states of
         `player_ids`, in one round trip."""
-        reads = self._read_for_game(ladder, game_id, player_ids)
-        self._remember(ladder, player_ids, reads.states)
-        return reads
+        return self._remembered(
+            ladder, player_ids, self._read_for_game(ladder, game_id, player_ids)
+        )
 
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
     ) -> PodiumReads:
-        """The tournament's result, the links and the states of `player_ids`, in one round
-        trip."""
+        """As `read_for_game`, with the tournament's result in the place of a game's."""
         reads = self._read_for_podium(ladder, tournament_id, player_ids)
-        self._remember(ladder, player_ids, reads.states)
-        return reads
+        return self._remembered(ladder, player_ids, reads)
 
     def read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
@@ -206,6 +206,10 @@ class UnitOfWork(ABC):
         states = self._read_states(ladder, player_ids)
         self._remember(ladder, player_ids, states)
         return states
+
+    def _remembered(self, ladder: str, player_ids: Iterable[str], reads: _Reads) -> _Reads:
+        self._remember(ladder, player_ids, reads.states)
+        return reads
 
     def _remember(
         self, ladder: str, player_ids: Iterable[str], found: Mapping[str, Player]
