@@ -1,6 +1,6 @@
 """A player's state in one ladder: the one shape of it through the service.
 
-A use case reads `Player` values from the writes port, asks them what a game, a podium or a
+A use case reads `Player` values through its unit of work, asks them what a game, a podium or a
 link makes of them (each method returns the state to store, one version on), and commits
 those. The rules see a player as `PlayerState` (`before_game`), the table as its item; between
 the two, nothing else describes a player.

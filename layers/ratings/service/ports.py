@@ -99,7 +99,7 @@ class RankView(ABC):
 class SanctionStore(ABC):
     """Sanctions and their refunds. A sanction's record is the job record of its refunds
     (`JobRecords` saves its progress); its lift is kept beside it, so a lift and a progress
-    save never overwrite each other. Each commit is atomic like the writes port's; a state is
+    save never overwrite each other. Each commit is atomic like the unit of work's; a state is
     stored only over the version it came from (WriteConflict otherwise)."""
 
     @abstractmethod

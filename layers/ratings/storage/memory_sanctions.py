@@ -1,5 +1,5 @@
 """The in-memory fake of the sanctions port, over the fake's tables (`ratings.storage.memory`):
-its commits go through the same checked commit as the writes port's, so a refund and a game
+its commits go through the same checked commit as the unit of work's, so a refund and a game
 of the victim conflict here exactly as they do on DynamoDB."""
 
 from collections.abc import Callable, Sequence

@@ -1,6 +1,6 @@
 """The rank view on DynamoDB: bounded counts of the players ahead of a position on the sharded
 leaderboard index, every entry of the index (for the refresh), and the histogram item a
-refresh stores (the writes port stores it).
+refresh stores (the unit of work stores it).
 
 Every read here is an eventually consistent Query of the `leaderboard` index (a global index
 has no strongly consistent reads) or a read of the one histogram item; nothing here writes a
