@@ -6,11 +6,13 @@ sanctions and their refunds, erasures and their continuations, poison messages).
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from ratings import wiring
+from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import RetryPolicy
 from support.aws_calls import RecordedFunction
 from support.faults import mentions
@@ -77,9 +79,23 @@ def queued(body: dict[str, Any], ladder: str = "backgammon") -> str:
 # Scenarios ------------------------------------------------------------------------------------
 
 
+def stored_before_times_were_kept(player_id: str) -> None:
+    """Rewrite the player's backgammon state as one stored before states kept their recent
+    games' times: their next game counts its window by a Query of the history (the
+    fallback). Through the functions' own storage, outside any handler, so not recorded."""
+    uow = wiring.storage().unit_of_work()
+    state = uow.read_states("backgammon", [player_id])[player_id]
+    legacy = state._replace(version=state.version + 1, recent=None)
+    kept_until = datetime.now(UTC) + timedelta(days=30)
+    record = StoredGame("backgammon", f"seed-{player_id}", "seed", {}, kept_until)
+    assert uow.commit_game(record, [legacy], []) is None
+
+
 def games(driven: Driven) -> None:
     """New games, a duplicate and a conflict over HTTP and from the games queue; a poison
-    message to the DLQ; a throttled game sent back to its queue."""
+    message to the DLQ; a throttled game sent back to its queue; a game of a state stored
+    before the window's times were kept (the Query of the fallback), over HTTP and from the
+    queue."""
     api, stack = driven.api, driven.stack
     assert api("POST", GAMES, body=recent_game("g-1", "alice", "bob")).status == 201
     assert api("POST", GAMES, body=recent_game("g-1", "alice", "bob")).status == 200
@@ -99,6 +115,12 @@ def games(driven: Driven) -> None:
         queued(recent_game("g-flaky", "erin", "finn")),
     ]
     event = sqs_event(stack.games_arn, bodies)
+    answer = driven.games_queue.lambda_handler(event, LambdaContext(function_name="games-queue"))
+    assert answer == {"batchItemFailures": []}
+    stored_before_times_were_kept("alice")
+    assert api("POST", GAMES, body=recent_game("g-legacy-1", "alice", "bob")).status == 201
+    stored_before_times_were_kept("carol")
+    event = sqs_event(stack.games_arn, [queued(recent_game("g-legacy-2", "carol", "dave"))])
     answer = driven.games_queue.lambda_handler(event, LambdaContext(function_name="games-queue"))
     assert answer == {"batchItemFailures": []}
 
@@ -244,6 +266,9 @@ SCENARIOS: dict[str, tuple[Callable[[Driven], None], set[str], set[tuple[str, st
             (GAMES_QUEUE, "dynamodb:PutItem", TABLE),
             (GAMES_QUEUE, "sqs:SendMessage", "GamesQueue"),
             (GAMES_QUEUE, "sqs:SendMessage", "GamesDeadLetterQueue"),
+            # gammon42's window counted on the history, for a state that keeps no times.
+            (API, "dynamodb:Query", TABLE + "/index/ranked_by_time"),
+            (GAMES_QUEUE, "dynamodb:Query", TABLE + "/index/ranked_by_time"),
         },
     ),
     "reads": (
