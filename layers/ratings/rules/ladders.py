@@ -9,6 +9,7 @@ from ratings.rules import classic, gammon42, sedma
 from ratings.rules.classic import Classic
 from ratings.rules.gammon42 import Gammon42
 from ratings.rules.ruleset import Ruleset
+from ratings.rules.seasons import SeasonPlan
 from ratings.rules.sedma import Sedma
 
 #: Bonuses of a public tournament's podium, for places 1, 2 and 3.
@@ -29,6 +30,8 @@ class Ladder:
     ladder_id: str
     ruleset: Ruleset
     podium_bonuses: tuple[int, ...] = PODIUM_BONUSES
+    #: Its seasons: the schedule, the reset and what a season's leaderboard asks.
+    season: SeasonPlan = SeasonPlan()
 
     @property
     def starting_rating(self) -> int:
