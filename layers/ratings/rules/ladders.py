@@ -15,6 +15,9 @@ from ratings.rules.sedma import Sedma
 #: Bonuses of a public tournament's podium, for places 1, 2 and 3.
 PODIUM_BONUSES = (50, 25, 15)
 
+#: One endless season: a ladder that never opted into seasons.
+ENDLESS = SeasonPlan()
+
 #: Every version of every ruleset, by ruleset name then version.
 RULESET_VERSIONS: Mapping[str, Mapping[str, Ruleset]] = {
     gammon42.NAME: gammon42.VERSIONS,
@@ -31,7 +34,7 @@ class Ladder:
     ruleset: Ruleset
     podium_bonuses: tuple[int, ...] = PODIUM_BONUSES
     #: Its seasons: the schedule, the reset and what a season's leaderboard asks.
-    season: SeasonPlan = SeasonPlan()
+    season: SeasonPlan = ENDLESS
 
     @property
     def starting_rating(self) -> int:

@@ -18,11 +18,13 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from ratings.rules import Ladder
+from ratings.rules.seasons import Season, season_at
 from ratings.service.errors import NotFound
 from ratings.service.game_result import Submitted
 from ratings.service.ports import JobQueue, Storage
 from ratings.service.ranking import Ranking
 from ratings.service.results import JsonObject, LadderList, json_of
+from ratings.service.seasons import Seasons
 from ratings.service.unit_of_work import Retrier, UnitOfWork
 from ratings.service.usecases.award_podium import award_podium
 from ratings.service.usecases.link_identity import link_identity
@@ -125,6 +127,14 @@ class Context(NamedTuple):
     ladders: Mapping[str, Ladder]
     settings: Settings
     clock: Clock
+    #: The ladders' current seasons (None: every ladder in its one endless season).
+    seasons: Seasons | None = None
+
+    def season(self, ladder: Ladder, at: datetime | None = None) -> Season:
+        """The ladder's season at `at` (default: now)."""
+        if self.seasons is None:
+            return season_at(ladder.season, (), self.now() if at is None else at)
+        return self.seasons.current(ladder, at)
 
     def ladder(self, ladder_id: str) -> Ladder:
         ladder = self.ladders.get(ladder_id)
@@ -157,7 +167,13 @@ class RatingService:
         """`retrier` makes every use case's attempts (by default: the default policy, real
         sleeps)."""
         settings = settings or Settings()
-        self.context = Context(ladders, settings, clock)
+        seasons = Seasons(
+            ladders,
+            lambda ladder_id: storage.seasons.read_starts(ladder_id),
+            clock,
+            settings.history_retention,
+        )
+        self.context = Context(ladders, settings, clock, seasons)
         self.retrier = retrier or Retrier()
         self.ranking = Ranking(storage.ranks, clock, settings.exact_rank_limit)
         self.storage = storage
@@ -165,7 +181,9 @@ class RatingService:
 
     def unit_of_work(self) -> UnitOfWork:
         """A new unit of work on the storage, its attempts made by this service's retrier."""
-        return self.storage.unit_of_work(self.retrier)
+        uow = self.storage.unit_of_work(self.retrier)
+        uow.seasons = self.context.seasons
+        return uow
 
     # Games, podiums, links.
 

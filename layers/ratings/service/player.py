@@ -9,11 +9,15 @@ the two, nothing else describes a player.
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ratings.rules import InvalidInput, PlayerState, Ruleset
+from ratings.rules.seasons import ALL_TIME
 from ratings.rules.submission import MAX_AGE, MAX_FUTURE
 from ratings.service.errors import PlayerErasing
+
+if TYPE_CHECKING:
+    from ratings.service.stored import PlayerEvent
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
@@ -130,6 +134,22 @@ class Player(NamedTuple):
     #: None: not kept (a state stored before they were, or in a ladder whose ruleset has no
     #: window): the window is then read from the history.
     recent: RecentGames | None = NO_GAMES
+    #: The season of the ladder this state is in (`ratings.service.seasons`): a state is
+    #: brought into a later season, reset and its standing frozen, when it is next read for a
+    #: change (`SeasonEntry`), and its index entry is on that season's leaderboard.
+    season_id: str = ALL_TIME
+    #: When that season started (None: all-time, which has no start).
+    season_start: datetime | None = None
+    #: Ranked games within the season (its leaderboard's `min_games` counts these); None:
+    #: every ranked game of the player is in it (a state that never changed season).
+    season_games: int | None = None
+    #: Configuration, not stored: the ranked games within the season the ladder's leaderboard
+    #: asks of a player (`SeasonPlan.min_games`), set when the state is read.
+    min_games: int = 1
+    #: What bringing the state into its season left to store with its next write: the
+    #: standing frozen in the season it left, and the history line of its reset. None when the
+    #: state was read in its season. Not stored on the state itself.
+    entered: "SeasonEntry | None" = None
 
     @property
     def stored(self) -> bool:
@@ -143,8 +163,22 @@ class Player(NamedTuple):
     def on_the_board(self) -> bool:
         """Whether the leaderboard lists the player: a ranked game, and neither a linked id,
         nor under a sanction, nor being erased."""
+        return self.stood and self.sanction_id is None
+
+    @property
+    def games_in_season(self) -> int:
+        """Ranked games within the player's season."""
+        return self.ranked_games if self.season_games is None else self.season_games
+
+    @property
+    def stood(self) -> bool:
+        """Whether the player qualifies for the season's leaderboard, a sanction aside: enough
+        ranked games in the season, and neither a linked id nor being erased."""
         return (
-            self.ranked_games > 0 and self.listed and self.sanction_id is None and not self.erasing
+            self.ranked_games > 0
+            and self.games_in_season >= self.min_games
+            and self.listed
+            and not self.erasing
         )
 
     @property
@@ -214,7 +248,10 @@ class Player(NamedTuple):
     def rated(self, rating_after: int) -> "Player":
         """The state after a ranked game that left the player at `rating_after`."""
         return self._replace(
-            version=self.version + 1, rating=rating_after, ranked_games=self.ranked_games + 1
+            version=self.version + 1,
+            rating=rating_after,
+            ranked_games=self.ranked_games + 1,
+            season_games=None if self.season_games is None else self.season_games + 1,
         )
 
     def awarded(self, bonus: int) -> "Player":
@@ -261,6 +298,7 @@ class Player(NamedTuple):
             version=self.version + 1,
             rating=anonymous.rating,
             ranked_games=anonymous.ranked_games,
+            season_games=anonymous.season_games,
             absorbed_id=anonymous.player_id,
             recent=_merged(self._recent_known(), anonymous._recent_known()),
             listed=True,
@@ -275,6 +313,27 @@ class Player(NamedTuple):
         if anonymous.sanction_id is None or self.sanction_id is not None:
             return None
         return self.sanctioned_by(anonymous.sanction_id, anonymous.refunded_until)
+
+
+class FrozenStanding(NamedTuple):
+    """A player's final standing in a season they left: kept for good, and listed on that
+    season's leaderboard unless `hidden` (the player was under a sanction)."""
+
+    ladder: str
+    player_id: str
+    season_id: str
+    season_start: datetime | None
+    rating: int
+    ranked_games: int
+    hidden: bool = False
+
+
+class SeasonEntry(NamedTuple):
+    """What bringing a state into a later season leaves to store with it."""
+
+    frozen: FrozenStanding | None
+    #: The history line of the reset (None when it changed nothing).
+    reset_event: "PlayerEvent | None"
 
 
 def _merged(first: RecentGames | None, second: RecentGames | None) -> RecentGames | None:

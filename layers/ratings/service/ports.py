@@ -28,7 +28,8 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ratings.service import stored
-from ratings.service.player import Player
+from ratings.service.player import FrozenStanding, Player
+from ratings.service.seasons import SeasonStarts
 
 if TYPE_CHECKING:
     # only the moderation ports' signatures name them: the game path never loads
@@ -94,6 +95,24 @@ class RankView(ABC):
     def leaderboard_entries(self, ladder: str) -> Iterator[tuple[str, int]]:
         """(player_id, rating) of every leaderboard player, in no particular order. Read while
         ratings change, a player may come twice (at two ratings) or not at all."""
+
+
+class SeasonStore(ABC):
+    """The seasons operators started, one record per ladder, and players' frozen standings."""
+
+    @abstractmethod
+    def read_starts(self, ladder: str) -> SeasonStarts:
+        """The ladder's record (strongly consistent); version 0 when none is stored."""
+
+    @abstractmethod
+    def save_starts(self, ladder: str, starts: SeasonStarts) -> None:
+        """Store the record over the version it came from (`starts.version - 1`; none stored
+        for 1); WriteConflict when another save got there first."""
+
+    @abstractmethod
+    def standings_of(self, ladder: str, player_id: str) -> Sequence[FrozenStanding]:
+        """Every standing of the player frozen in the ladder's seasons, in no particular
+        order (strongly consistent)."""
 
 
 class SanctionStore(ABC):
@@ -293,3 +312,5 @@ class Storage(Protocol):
     def jobs(self) -> JobRecords: ...
     @property
     def erasures(self) -> ErasureStore: ...
+    @property
+    def seasons(self) -> SeasonStore: ...

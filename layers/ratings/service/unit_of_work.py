@@ -34,7 +34,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ratings.rules import Ladder, Ruleset
 from ratings.service.errors import RetryLater, TransientStorageError, WriteConflict
@@ -49,6 +49,9 @@ from ratings.service.stored import (
     StoredGame,
     StoredTournament,
 )
+
+if TYPE_CHECKING:
+    from ratings.service.seasons import Seasons
 
 #: The reads of a game's or a podium's players.
 _Reads = TypeVar("_Reads", GameReads, PodiumReads)
@@ -157,6 +160,9 @@ class UnitOfWork(ABC):
     #: The versions this attempt read, while one is open (None: outside any attempt, as
     #: tools and tests seeding a store write).
     _seen: dict[Key, int] | None = None
+    #: Brings every state read into its ladder's current season (`ratings.service.seasons`);
+    #: None: states are handed out as stored (tools and tests that seed a store).
+    seasons: Seasons | None = None
 
     def attempts(self, what: str) -> Attempts:
         """The attempts of one use case on this unit (see the module's docstring)."""
@@ -176,9 +182,8 @@ class UnitOfWork(ABC):
     ) -> GameReads:
         """The game's result (when `game_id` is given), the links and the states of
         `player_ids`, in one round trip."""
-        return self._remembered(
-            ladder, player_ids, self._read_for_game(ladder, game_id, player_ids)
-        )
+        reads = self._read_for_game(ladder, game_id, player_ids)
+        return self._remembered(ladder, player_ids, reads)
 
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
@@ -193,23 +198,38 @@ class UnitOfWork(ABC):
         """Existing links of both ids, both ids' states in each of `ladders`, and which of
         them has an erasure pending."""
         reads = self._read_for_link(anonymous_id, account_id, ladders)
+        states = dict(reads.states)
         for ladder in ladders:
             ids = (anonymous_id, account_id)
             found = {
                 pid: reads.states[(ladder, pid)] for pid in ids if (ladder, pid) in reads.states
             }
             self._remember(ladder, ids, found)
-        return reads
+            for pid, player in self._in_season(ladder, found).items():
+                states[(ladder, pid)] = player
+        return reads._replace(states=states)
 
     def read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
         """The stored states of `player_ids` (missing: never stored), strongly consistent."""
         states = self._read_states(ladder, player_ids)
         self._remember(ladder, player_ids, states)
-        return states
+        return self._in_season(ladder, states)
+
+    def new_player(self, ladder: Ladder, player_id: str) -> Player:
+        """The state of a player never stored: the starting rating, in the current season."""
+        if self.seasons is None:
+            return Player(ladder.ladder_id, player_id, ladder.starting_rating)
+        season = self.seasons.current(ladder)
+        return self.seasons.new_player(ladder, player_id, season)
 
     def _remembered(self, ladder: str, player_ids: Iterable[str], reads: _Reads) -> _Reads:
         self._remember(ladder, player_ids, reads.states)
-        return reads
+        return reads._replace(states=self._in_season(ladder, reads.states))
+
+    def _in_season(self, ladder: str, states: Mapping[str, Player]) -> dict[str, Player]:
+        if self.seasons is None:
+            return dict(states)
+        return self.seasons.bring(ladder, states)
 
     def _remember(
         self, ladder: str, player_ids: Iterable[str], found: Mapping[str, Player]
@@ -364,7 +384,7 @@ def players_of(
     for player_id in resolved:
         player = states.get(player_id) or extra.get(player_id)
         if player is None:
-            player = Player(ladder.ladder_id, player_id, ladder.starting_rating)
+            player = uow.new_player(ladder, player_id)
         players.append(player)
     return players
 

@@ -16,7 +16,8 @@ from typing import TypeVar
 from ratings.service import ports
 from ratings.service.errors import AlreadyStored, WriteConflict
 from ratings.service.game_result import GAME_EVENT
-from ratings.service.player import Player
+from ratings.service.player import FrozenStanding, Player
+from ratings.service.seasons import SeasonStarts, board_season, season_row
 from ratings.service.stored import (
     ERASURE,
     GameReads,
@@ -59,6 +60,10 @@ class InMemoryStorage:
         self.job_records: dict[tuple[str, str], Job] = {}  # (kind, job_id) -> record
         #: (ladder, player id) -> the tournaments whose awards name the player.
         self.awards: dict[tuple[str, str], set[str]] = {}
+        #: (ladder, player id, season id) -> the player's standing frozen in that season.
+        self.frozen: dict[tuple[str, str, str], FrozenStanding] = {}
+        #: ladder -> the seasons operators started there.
+        self.season_starts: dict[str, SeasonStarts] = {}
         self.commits = 0
         #: Called at the start of every commit, before conditions are checked: tests use it
         #: to slip a concurrent write between a use case's reads and its commit.
@@ -75,18 +80,31 @@ class InMemoryStorage:
         self.sanctions: ports.SanctionStore = InMemorySanctions(self)
         self.jobs: ports.JobRecords = InMemoryJobs(self)
         self.erasures: ports.ErasureStore = InMemoryErasures(self)
+        self.seasons: ports.SeasonStore = InMemorySeasons(self)
 
     def unit_of_work(self, retrier: Retrier | None = None) -> "InMemoryUnitOfWork":
         return InMemoryUnitOfWork(self, retrier)
 
-    def board(self, ladder: str) -> list[LeaderboardRow]:
-        """The ladder's leaderboard, in order."""
+    def board(self, board: str) -> list[LeaderboardRow]:
+        """A season's leaderboard (`board_id`), in order: the states in that season, and the
+        standings frozen there (`season_row`)."""
+        ladder, season_id = board_season(board)
         with self.lock:
-            rows = [
-                LeaderboardRow(player.player_id, player.rating, player.ranked_games)
-                for (state_ladder, _pid), player in self.states.items()
-                if state_ladder == ladder and player.on_the_board
+            ids = {pid for (state_ladder, pid) in self.states if state_ladder == ladder}
+            ids |= {
+                pid
+                for (frozen_ladder, pid, season) in self.frozen
+                if frozen_ladder == ladder and season == season_id
+            }
+            found = [
+                season_row(
+                    season_id,
+                    self.states.get((ladder, pid)),
+                    self.frozen.get((ladder, pid, season_id)),
+                )
+                for pid in ids
             ]
+        rows = [row for row in found if row is not None]
         rows.sort(key=leaderboard_order)
         return rows
 
@@ -282,12 +300,48 @@ class InMemoryUnitOfWork(UnitOfWork):
                 current = tables.states.get((player.ladder, player.player_id))
                 if (current.version if current else 0) != version:
                     raise WriteConflict(player.player_id)
+            entered = [player.entered for player in players if player.entered is not None]
+            for entry in entered:
+                if entry.frozen is not None and frozen_key(entry.frozen) in tables.frozen:
+                    raise WriteConflict(entry.frozen.player_id)
             apply_record()
             for player in players:
-                tables.states[(player.ladder, player.player_id)] = player
+                tables.states[(player.ladder, player.player_id)] = player._replace(entered=None)
+            for entry in entered:
+                if entry.frozen is not None:
+                    tables.frozen[frozen_key(entry.frozen)] = entry.frozen
+            events = [*events, *(e.reset_event for e in entered if e.reset_event is not None)]
             for event in events:
                 tables.events.setdefault((event.ladder, event.player_id), []).append(event)
             tables.commits += 1
+
+
+def frozen_key(standing: FrozenStanding) -> tuple[str, str, str]:
+    return (standing.ladder, standing.player_id, standing.season_id)
+
+
+class InMemorySeasons(ports.SeasonStore):
+    def __init__(self, tables: InMemoryStorage) -> None:
+        self._tables = tables
+
+    def read_starts(self, ladder: str) -> SeasonStarts:
+        with self._tables.lock:
+            return self._tables.season_starts.get(ladder, SeasonStarts())
+
+    def save_starts(self, ladder: str, starts: SeasonStarts) -> None:
+        with self._tables.lock:
+            stored = self._tables.season_starts.get(ladder, SeasonStarts())
+            if stored.version != starts.version - 1:
+                raise WriteConflict(ladder)
+            self._tables.season_starts[ladder] = starts
+
+    def standings_of(self, ladder: str, player_id: str) -> list[FrozenStanding]:
+        with self._tables.lock:
+            return [
+                standing
+                for (frozen_ladder, pid, _season), standing in self._tables.frozen.items()
+                if frozen_ladder == ladder and pid == player_id
+            ]
 
 
 class InMemoryJobs(ports.JobRecords):

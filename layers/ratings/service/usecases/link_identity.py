@@ -54,13 +54,11 @@ def _link_once(uow: UnitOfWork, context: Context, link: Link) -> Submitted:
     moved: list[Player] = []
     kept: list[LadderKept] = []
     for ladder_id in ladder_ids:
-        starting = context.ladder(ladder_id).starting_rating
-        anonymous = reads.states.get((ladder_id, anonymous_id)) or Player(
-            ladder_id, anonymous_id, starting
+        ladder = context.ladder(ladder_id)
+        anonymous = reads.states.get((ladder_id, anonymous_id)) or uow.new_player(
+            ladder, anonymous_id
         )
-        account = reads.states.get((ladder_id, account_id)) or Player(
-            ladder_id, account_id, starting
-        )
+        account = reads.states.get((ladder_id, account_id)) or uow.new_player(ladder, account_id)
         moved.append(anonymous.unlisted())
         if anonymous.stored and account.ranked_games == 0:
             moved.append(account.absorbing(anonymous))

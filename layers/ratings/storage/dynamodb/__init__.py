@@ -93,6 +93,12 @@ class DynamoStorage:
 
         return DynamoErasures(self.table)
 
+    @cached_property
+    def seasons(self) -> ports.SeasonStore:
+        from ratings.storage.dynamodb.seasons import DynamoSeasons
+
+        return DynamoSeasons(self.table)
+
     @property
     def connection(self) -> Connection:
         """The low-level connection (one botocore client) every request goes through."""

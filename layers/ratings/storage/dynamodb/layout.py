@@ -42,8 +42,10 @@ from pynamodb.models import Model
 from pynamodb.types import HASH, RANGE
 
 from ratings.declare.answers import format_utc_millis, parse_utc_millis
+from ratings.rules.seasons import ALL_TIME, OperatorStart, Reset
 from ratings.service.game_result import GAME_EVENT
-from ratings.service.player import Player, RecentGames
+from ratings.service.player import FrozenStanding, Player, RecentGames
+from ratings.service.seasons import SeasonStarts, board_id
 from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament
 
 RANKED_INDEX = "ranked_by_time"
@@ -58,6 +60,8 @@ STANDINGS_SK = "STANDINGS"
 EVENT_SK_PREFIX = "E#"
 AWARD_SK_PREFIX = "AWARD#"
 LINK_PK_PREFIX = "L#"
+SEASON_SK_PREFIX = "SEASON#"
+SEASONS_SK = "SEASONS"
 
 
 def player_key(ladder: str, player_id: str) -> str:
@@ -80,8 +84,16 @@ def standings_key(ladder: str) -> str:
     return f"S#{ladder}"
 
 
-def leaderboard_shard(ladder: str, player_id: str, shards: int) -> str:
-    return f"{ladder}#{zlib.crc32(player_id.encode()) % shards}"
+def leaderboard_shard(board: str, player_id: str, shards: int) -> str:
+    return f"{board}#{zlib.crc32(player_id.encode()) % shards}"
+
+
+def standing_sort_key(season_id: str) -> str:
+    return f"{SEASON_SK_PREFIX}{season_id}"
+
+
+def seasons_key(ladder: str) -> str:
+    return f"SEASONS#{ladder}"
 
 
 def compact_json(value: Any) -> str:
@@ -146,6 +158,31 @@ class StateItem(RatingsItem, discriminator="state"):
     #: `Player.recent` packed (`pack_recent`); absent: none kept (stored before they were,
     #: or a ladder whose ruleset has no recent-games window).
     recent = BinaryAttribute(null=True, legacy_encoding=False)
+    #: The season the state is in; absent: all-time (a state stored before seasons).
+    season_id = UnicodeAttribute(null=True)
+    season_start = UnicodeAttribute(null=True)
+    #: Ranked games within the season; absent: all of them (a state stored before seasons).
+    season_games = NumberAttribute(null=True)
+
+
+class StandingItem(RatingsItem, discriminator="standing"):
+    """In a player's partition, for good: their final standing in a season they left, on
+    that season's leaderboard (its index entry) unless hidden by a sanction."""
+
+    ladder = UnicodeAttribute()
+    player_id = UnicodeAttribute()
+    season_id = UnicodeAttribute()
+    season_start = UnicodeAttribute(null=True)
+    rating = NumberAttribute()
+    ranked_games = NumberAttribute()
+    hidden = BooleanAttribute(default=False)
+
+
+class SeasonStartsItem(RatingsItem, discriminator="season_starts"):
+    """A ladder's operator-started seasons, one record, saved over its version."""
+
+    starts = UnicodeAttribute()
+    version = NumberAttribute()
 
 
 class EventItem(RatingsItem, discriminator="event"):
@@ -202,6 +239,8 @@ def table_definition() -> Mapping[str, Any]:
 
 
 def player_of(item: StateItem) -> Player:
+    season_id = item.season_id or ALL_TIME
+    season_games = item.season_games
     return Player(
         ladder=item.ladder,
         player_id=item.player_id,
@@ -218,16 +257,84 @@ def player_of(item: StateItem) -> Player:
         games_day=item.games_day,
         games_that_day=int(item.games_that_day or 0),
         recent=None if item.recent is None else unpack_recent(item.recent),
+        season_id=season_id,
+        season_start=None if item.season_start is None else parse_utc_millis(item.season_start),
+        season_games=None if season_games is None else int(season_games),
     )
 
 
 def state_item_of(player: Player) -> StateItem:
     # The item's attributes are the player's fields, by name: player_of reads them back.
     fields = player._asdict()
+    del fields["min_games"], fields["entered"]  # configuration, and what goes beside it
     if player.refunded_until is not None:
         fields["refunded_until"] = format_utc_millis(player.refunded_until)
+    if player.season_start is not None:
+        fields["season_start"] = format_utc_millis(player.season_start)
     fields["recent"] = None if player.recent is None else pack_recent(player.recent)
     return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **fields)
+
+
+def standing_item(standing: FrozenStanding, shards: int) -> StandingItem:
+    """A frozen standing, with its entry on its season's leaderboard unless hidden."""
+    item = StandingItem(
+        player_key(standing.ladder, standing.player_id),
+        standing_sort_key(standing.season_id),
+        ladder=standing.ladder,
+        player_id=standing.player_id,
+        season_id=standing.season_id,
+        season_start=None
+        if standing.season_start is None
+        else format_utc_millis(standing.season_start),
+        rating=standing.rating,
+        ranked_games=standing.ranked_games,
+        hidden=standing.hidden,
+    )
+    if not standing.hidden:
+        board = board_id(standing.ladder, standing.season_id)
+        item.lb_shard = leaderboard_shard(board, standing.player_id, shards)
+        item.lb_rating = standing.rating
+    return item
+
+
+def standing_of(item: StandingItem) -> FrozenStanding:
+    return FrozenStanding(
+        ladder=item.ladder,
+        player_id=item.player_id,
+        season_id=item.season_id,
+        season_start=None if item.season_start is None else parse_utc_millis(item.season_start),
+        rating=int(item.rating),
+        ranked_games=int(item.ranked_games),
+        hidden=item.hidden is True,
+    )
+
+
+def season_starts_item(ladder: str, starts: SeasonStarts) -> SeasonStartsItem:
+    document = [
+        {
+            "season_id": start.season_id,
+            "starts_at": format_utc_millis(start.starts_at),
+            "reset": None if start.reset is None else list(start.reset),
+            "fingerprint": start.fingerprint,
+        }
+        for start in starts.starts
+    ]
+    return SeasonStartsItem(
+        seasons_key(ladder), SEASONS_SK, starts=compact_json(document), version=starts.version
+    )
+
+
+def season_starts_of(item: SeasonStartsItem) -> SeasonStarts:
+    starts = tuple(
+        OperatorStart(
+            season_id=start["season_id"],
+            starts_at=parse_utc_millis(start["starts_at"]),
+            reset=None if start["reset"] is None else Reset(*start["reset"]),
+            fingerprint=start["fingerprint"],
+        )
+        for start in json.loads(item.starts)
+    )
+    return SeasonStarts(starts, int(item.version))
 
 
 #: The first byte of a packed `RecentGames`: its format. Both start with the floor (0: none)

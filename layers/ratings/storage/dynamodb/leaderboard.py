@@ -19,15 +19,21 @@ from collections.abc import Callable, Iterator, Sequence
 from pynamodb.expressions.condition import Condition
 
 from ratings.rules.ranking import board_order
+from ratings.rules.seasons import ALL_TIME
+from ratings.service.player import FrozenStanding, Player
 from ratings.service.ports import LeaderboardView
+from ratings.service.seasons import board_season, season_row
 from ratings.service.stored import LeaderboardRow
 from ratings.storage.dynamodb.layout import (
     LEADERBOARD_INDEX,
     STATE_SK,
     RatingsItem,
+    StandingItem,
     StateItem,
     player_key,
     player_of,
+    standing_of,
+    standing_sort_key,
 )
 from ratings.storage.dynamodb.table import BoundTable
 
@@ -113,30 +119,34 @@ class DynamoLeaderboard(LeaderboardView):
 
     def _check(
         self,
-        ladder: str,
+        board: str,
         entries: Sequence[LeaderboardRow],
         checked: dict[str, LeaderboardRow | None],
     ) -> None:
-        """Add to `checked` each new player of the index `entries` as their state has them now
-        (strongly consistent), or None when they are no longer on the board."""
+        """Add to `checked` each new player of the index `entries` as the board of `board`
+        has them now (strongly consistent), or None when they are not on it.
+
+        A season's board lists a player by their state while the state is in that season,
+        and by the standing frozen there once it has left it (`season_row`)."""
         unread = list(
             dict.fromkeys(row.player_id for row in entries if row.player_id not in checked)
         )
         if not unread:
             return
+        ladder, season_id = board_season(board)
         keys = [(player_key(ladder, player_id), STATE_SK) for player_id in unread]
-        states = {
-            item.player_id: player_of(item)
-            for item in self._table.batch_get(keys)
-            if isinstance(item, StateItem)
-        }
+        if season_id != ALL_TIME:
+            sort_key = standing_sort_key(season_id)
+            keys += [(player_key(ladder, player_id), sort_key) for player_id in unread]
+        states: dict[str, Player] = {}
+        frozen: dict[str, FrozenStanding] = {}
+        for item in self._table.batch_get(keys):
+            if isinstance(item, StateItem):
+                states[item.player_id] = player_of(item)
+            elif isinstance(item, StandingItem):
+                frozen[item.player_id] = standing_of(item)
         for player_id in unread:
-            state = states.get(player_id)
-            checked[player_id] = (
-                LeaderboardRow(player_id, state.rating, state.ranked_games)
-                if state is not None and state.on_the_board
-                else None
-            )
+            checked[player_id] = season_row(season_id, states.get(player_id), frozen.get(player_id))
 
     def _shard_top(
         self, shard: str, limit: int, after: tuple[int, str] | None

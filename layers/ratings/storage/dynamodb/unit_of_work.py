@@ -22,6 +22,7 @@ from ratings.service.errors import (
     WriteConflict,
 )
 from ratings.service.player import Player
+from ratings.service.seasons import board_id
 from ratings.service.stored import (
     DONE,
     ERASURE,
@@ -51,6 +52,7 @@ from ratings.storage.dynamodb.layout import (
     GameItem,
     LinkItem,
     RatingsItem,
+    StandingItem,
     StandingsItem,
     StateItem,
     TournamentItem,
@@ -63,6 +65,7 @@ from ratings.storage.dynamodb.layout import (
     link_key,
     player_key,
     player_of,
+    standing_item,
     standings_key,
     state_item_of,
     stored_game_of,
@@ -317,14 +320,25 @@ def state_checks(players: Sequence[Player]) -> Iterator[Tx]:
 
 
 def state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[Tx]:
-    """Each state stored over the version it came from (none stored for version 1)."""
+    """Each state stored over the version it came from (none stored for version 1), with
+    what bringing it into its season left to store: the standing it froze and the history
+    line of its reset (`ratings.service.seasons`)."""
     for player in players:
         item = state_item_of(player)
-        # The leaderboard index is sparse: listed players with a ranked game only.
+        # The leaderboard index is sparse: the players on the board of the state's season.
         if player.on_the_board:
-            item.lb_shard = leaderboard_shard(player.ladder, player.player_id, table.shards)
+            board = board_id(player.ladder, player.season_id)
+            item.lb_shard = leaderboard_shard(board, player.player_id, table.shards)
             item.lb_rating = player.rating
         yield Tx(item, _at_version(player.replaces_version), WriteConflict)
+        entered = player.entered
+        if entered is not None:
+            if entered.frozen is not None:
+                # Once: the state left the season in this same transaction.
+                frozen = standing_item(entered.frozen, table.shards)
+                yield Tx(frozen, StandingItem.pk.does_not_exist(), WriteConflict)
+            if entered.reset_event is not None:
+                yield Tx(event_item(entered.reset_event), None, WriteConflict)
 
 
 def _at_version(version: int) -> Condition:
