@@ -25,7 +25,6 @@ from ratings.declare.kinds import parse_json
 from ratings.lambda_support import invocation, rest
 from ratings.lambda_support.rest import JsonObject
 from ratings.lambda_support.routes import MODERATION_ROUTES
-from ratings.service.results import LadderList, json_of
 
 logger = Logger()
 metrics = Metrics()
@@ -38,7 +37,7 @@ route = rest.routing(app, ROUTES)
 
 @route("GET", "/v1/ladders")
 def list_ladders() -> JsonObject:
-    return json_of(LadderList.of(wiring.LADDERS))  # configuration only: no table, no client
+    return wiring.service().ladders()  # the configuration, and each ladder's current season
 
 
 @route("POST", "/v1/ladders/{ladder}/games")
@@ -79,6 +78,29 @@ def get_leaderboard(ladder: str) -> JsonObject:
     limit, cursor = page_parameters()
     around = app.current_event.get_query_string_value("around")
     return wiring.service().get_leaderboard(ladder, limit, cursor, around)
+
+
+@route("GET", "/v1/ladders/{ladder}/seasons")
+def list_seasons(ladder: str) -> JsonObject:
+    limit, cursor = page_parameters()
+    return wiring.service().list_seasons(ladder, limit, cursor)
+
+
+@route("GET", "/v1/ladders/{ladder}/seasons/{season_id}")
+def get_season(ladder: str, season_id: str) -> JsonObject:
+    return wiring.service().get_season(ladder, season_id)
+
+
+@route("GET", "/v1/ladders/{ladder}/seasons/{season_id}/leaderboard")
+def get_season_leaderboard(ladder: str, season_id: str) -> JsonObject:
+    limit, cursor = page_parameters()
+    around = app.current_event.get_query_string_value("around")
+    return wiring.service().get_season_leaderboard(ladder, season_id, limit, cursor, around)
+
+
+@route("GET", "/v1/ladders/{ladder}/players/{player_id}/seasons")
+def get_player_seasons(ladder: str, player_id: str) -> JsonObject:
+    return wiring.service().get_player_seasons(ladder, player_id)
 
 
 @route("GET", "/v1/ladders/{ladder}/tournaments/{tournament_id}")

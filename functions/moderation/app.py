@@ -65,6 +65,12 @@ def lift_sanction(ladder: str, sanction_id: str) -> Response[JsonObject]:
     return json_response(200, wiring.service().lift_sanction(ladder, sanction_id))
 
 
+@route("POST", "/v1/ladders/{ladder}/seasons")
+def start_season(ladder: str) -> Response[JsonObject]:
+    started = wiring.service().start_season(ladder, request_body())
+    return json_response(201 if started.created else 200, started.result)
+
+
 def request_body() -> Any:
     """The JSON value of the body, as sent (the use case checks it); a body is required."""
     return rest.required(app.current_event.json_body)

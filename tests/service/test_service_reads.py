@@ -96,6 +96,7 @@ def test_empty_leaderboard(service: RatingService) -> None:
         "ladder": "sedma",
         "entries": [],
         "next_cursor": None,
+        "season_id": "all-time",  # the default ladders have one endless season
     }
 
 
@@ -312,6 +313,7 @@ def test_a_player_never_seen_has_the_starting_state(
         "provisional": provisional,
         "sanctioned": False,
         "standing": None,
+        "season": {"season_id": "all-time", "ranked_games": 0, "eligible": False},
     }
     assert storage.commits == 0
 

@@ -255,7 +255,7 @@ def test_a_sanctioned_player_makes_any_game_unranked_before_every_other_reason(
 
 
 def test_unranked_reasons_are_listed_in_order_of_precedence() -> None:
-    assert UNRANKED_REASONS == ("sanctioned", "mode", "bot", "shared_network")
+    assert UNRANKED_REASONS == ("season_ended", "sanctioned", "mode", "bot", "shared_network")
     assert set(MODES) == {"ranked", "boosted", "tournament"}
 
 

@@ -9,4 +9,6 @@ MODERATION_ROUTES: dict[str, frozenset[str]] = {
     "/v1/players/{player_id}/erasure": frozenset({"GET", "POST"}),
     "/v1/ladders/{ladder}/sanctions": frozenset({"POST"}),
     "/v1/ladders/{ladder}/sanctions/{sanction_id}": frozenset({"DELETE", "GET"}),
+    # GET is the Api's: the seasons of a ladder, under the API key.
+    "/v1/ladders/{ladder}/seasons": frozenset({"POST"}),
 }

@@ -148,7 +148,7 @@ RANKED_MODE = "ranked"
 MODES = ("ranked", "boosted", "tournament")
 
 #: The reasons a game is unranked, in the order they are checked.
-UNRANKED_REASONS = ("sanctioned", "mode", "bot", "shared_network")
+UNRANKED_REASONS = ("season_ended", "sanctioned", "mode", "bot", "shared_network")
 
 
 def unranked_reason(
@@ -156,14 +156,19 @@ def unranked_reason(
     bots: tuple[bool, bool],
     networks: tuple[str | None, str | None],
     sanctioned: tuple[bool, bool] = (False, False),
+    season_ended: bool = False,
 ) -> str | None:
     """None when the game is ranked, else the first reason it is not.
 
     `bots` flags each player as a bot; `networks` is each player's network fingerprint
     (None or empty when not reported). Two players on the same non-empty fingerprint are
     treated as one person on two devices. `sanctioned` flags each player who is under a
-    sanction in the ladder: nothing they play rates, whatever the mode, so it comes first.
+    sanction in the ladder: nothing they play rates, whatever the mode. `season_ended`: the
+    game was played before the ladder's current season began, so it rates nobody; it comes
+    first.
     """
+    if season_ended:
+        return "season_ended"
     if any(sanctioned):
         return "sanctioned"
     if mode != RANKED_MODE:

@@ -41,6 +41,12 @@ def _decode(cursor: object, listing: str, length: int) -> list[Any]:
     return position
 
 
+def decode_position(cursor: object, listing: str, length: int) -> list[Any]:
+    """The position a cursor of `listing` holds (`length` values, the listing's name first),
+    or InvalidCursor."""
+    return _decode(cursor, listing, length)
+
+
 def history_cursor(ladder: str, player_id: str, at: datetime, event_type: str, ref_id: str) -> str:
     return encode_cursor(["h", ladder, player_id, format_utc_millis(at), event_type, ref_id])
 

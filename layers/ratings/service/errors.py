@@ -53,6 +53,12 @@ class TournamentConflict(Conflict):
     code = "tournament_conflict"
 
 
+class SeasonConflict(Conflict):
+    """The season id was used before, for another start (or with other content)."""
+
+    code = "season_conflict"
+
+
 class AlreadyLinked(Conflict):
     """The anonymous id is already linked, or the account already absorbed one."""
 

@@ -229,7 +229,50 @@ class RatingService:
         return refresh_standings(self.unit_of_work(), ranks, self.context, ladder_id)
 
     def ladders(self) -> JsonObject:
-        return json_of(LadderList.of(self.context.ladders))
+        context = self.context
+        seasons = {
+            ladder_id: context.season(ladder) for ladder_id, ladder in context.ladders.items()
+        }
+        return json_of(LadderList.of(context.ladders, seasons))
+
+    # Seasons.
+
+    def list_seasons(
+        self, ladder_id: str, limit: object = None, cursor: object = None
+    ) -> JsonObject:
+        from ratings.service.usecases.seasons import list_seasons
+
+        return list_seasons(self.context, ladder_id, limit, cursor)
+
+    def get_season(self, ladder_id: str, season_id: str) -> JsonObject:
+        from ratings.service.usecases.seasons import read_season
+
+        return read_season(self.context, self.storage.ranks, ladder_id, season_id)
+
+    def get_season_leaderboard(
+        self,
+        ladder_id: str,
+        season_id: str,
+        limit: object = None,
+        cursor: object = None,
+        around: object = None,
+    ) -> JsonObject:
+        board, uow, context = self.storage.leaderboard, self.unit_of_work(), self.context
+        seasons = self.storage.seasons
+        return read_leaderboard(
+            uow, board, self.ranking, context, ladder_id, limit, cursor, around, season_id, seasons
+        )
+
+    def get_player_seasons(self, ladder_id: str, player_id: str) -> JsonObject:
+        from ratings.service.usecases.seasons import read_player_seasons
+
+        store, uow = self.storage.seasons, self.unit_of_work()
+        return read_player_seasons(uow, store, self.ranking, self.context, ladder_id, player_id)
+
+    def start_season(self, ladder_id: str, body: object) -> Submitted:
+        from ratings.service.usecases.seasons import start_season
+
+        return start_season(self.context, self.storage.seasons, self.retrier, ladder_id, body)
 
     @property
     def retries(self) -> int:

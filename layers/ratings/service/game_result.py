@@ -276,13 +276,17 @@ def history_line(
 # submitting a game and previewing one; nothing here reads or writes storage.
 
 
-def why_unranked(game: GameInput, sanctioned: tuple[bool, bool]) -> str | None:
-    """The reason the game does not rate (a sanctioned player, mode, a bot, a shared
-    network), or None. `sanctioned`: whether each player, in the game's order, is under a
-    sanction (`Player.sanctioned`, as read)."""
+def why_unranked(
+    game: GameInput, sanctioned: tuple[bool, bool], season_start: datetime | None = None
+) -> str | None:
+    """The reason the game does not rate (played before the season began, a sanctioned
+    player, mode, a bot, a shared network), or None. `sanctioned`: whether each player, in
+    the game's order, is under a sanction (`Player.sanctioned`, as read); `season_start`:
+    when the season the game would count in began (None: all-time, which never ended)."""
     bots = (game.players[0].bot, game.players[1].bot)
     networks = (game.players[0].network, game.players[1].network)
-    return unranked_reason(game.mode, bots, networks, sanctioned)
+    ended = season_start is not None and game.played_at < season_start
+    return unranked_reason(game.mode, bots, networks, sanctioned, ended)
 
 
 def evaluate(

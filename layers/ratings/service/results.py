@@ -16,7 +16,9 @@ from ratings.declare.answers import JsonObject as JsonObject
 from ratings.declare.answers import json_of as json_of
 from ratings.declare.kinds import ABSENT, ID, Absent, Json, ref
 from ratings.rules import Ladder
+from ratings.rules.seasons import Season
 from ratings.service.game_result import GameEvent, GameResult
+from ratings.service.season_results import PlayerSeason, SeasonDescription, describe
 
 #: The types of history event (as their JSON's `type` says).
 PODIUM_EVENT = "podium_bonus"
@@ -46,14 +48,16 @@ class LadderDescription(NamedTuple):
     starting_rating: int
     podium_bonuses: list[int]
     parameters: Annotated[Mapping[str, object], Json({"type": "object"})]
+    season: Annotated[SeasonDescription, Doc("the ladder's current season")]
 
 
 class LadderList(NamedTuple):
     ladders: list[LadderDescription]
 
     @classmethod
-    def of(cls, ladders: Mapping[str, Ladder]) -> "LadderList":
-        """The ladders, their rulesets and parameters: configuration only."""
+    def of(cls, ladders: Mapping[str, Ladder], seasons: Mapping[str, Season]) -> "LadderList":
+        """The ladders, their rulesets and parameters (configuration), and the season each is
+        in (`seasons`, by ladder id)."""
         return cls(
             [
                 LadderDescription(
@@ -63,6 +67,9 @@ class LadderList(NamedTuple):
                     starting_rating=ladder.starting_rating,
                     podium_bonuses=list(ladder.podium_bonuses),
                     parameters=dict(ladder.ruleset.parameters()),
+                    season=describe(
+                        seasons[ladder.ladder_id], ladder.starting_rating, ladder.season.min_games
+                    ),
                 )
                 for ladder in ladders.values()
             ]
@@ -107,6 +114,7 @@ class PlayerSummary(NamedTuple):
         ),
     ]
     standing: Standing | None
+    season: PlayerSeason
 
 
 # History ------------------------------------------------------------------------------------
@@ -156,6 +164,7 @@ class Leaderboard(NamedTuple):
     ladder: Annotated[str, ID]
     entries: list[LeaderboardEntry]
     next_cursor: str | None
+    season_id: Annotated[str | Absent, Doc("the season whose leaderboard this is")] = ABSENT
     around: Annotated[str | Absent, ID] = ABSENT
     exact: bool | Absent = ABSENT
     as_of: datetime | Absent | None = ABSENT
@@ -175,7 +184,14 @@ class Award(NamedTuple):
 class Tournament(NamedTuple):
     tournament_id: Annotated[str, ID]
     ladder: Annotated[str, ID]
-    status: Annotated[str, Json({"const": "awarded"})]
+    status: Annotated[
+        str,
+        Json({"enum": ["awarded", "season_ended"]}),
+        Doc(
+            "awarded; season_ended when the tournament finished before the ladder's current "
+            "season began (no bonus is paid)"
+        ),
+    ]
     public: bool
     finished_at: datetime
     awards: list[Award]

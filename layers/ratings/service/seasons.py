@@ -99,6 +99,20 @@ class Seasons:
             self._cache[ladder_id] = (now, starts)
         return starts
 
+    def stale(self, ladder_id: str) -> bool:
+        """Whether the next read of the ladder's seasons goes to the store."""
+        if self._read_starts is None:
+            return False
+        now = self._clock()
+        with self._lock:
+            cached = self._cache.get(ladder_id)
+        return cached is None or not timedelta(0) <= now - cached[0] < CACHE_FOR
+
+    def learn(self, ladder_id: str, starts: SeasonStarts) -> None:
+        """Keep `starts`, just read (with a game's states), as the ladder's."""
+        with self._lock:
+            self._cache[ladder_id] = (self._clock(), starts)
+
     def forget(self, ladder_id: str) -> None:
         with self._lock:
             self._cache.pop(ladder_id, None)

@@ -11,12 +11,15 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
-from typing import Annotated, NamedTuple
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 from ratings.declare.answers import JsonObject, Key, json_of
 from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
 from ratings.service.player import Player
+
+if TYPE_CHECKING:
+    from ratings.service.seasons import SeasonStarts
 
 
 class PlayerEvent(NamedTuple):
@@ -103,6 +106,8 @@ class GameReads(NamedTuple):
     links: Mapping[str, str]
     #: player id -> state, for the ids asked for (missing: never stored).
     states: Mapping[str, Player]
+    #: The ladder's operator-started seasons, when asked for in the same round trip.
+    season_starts: "SeasonStarts | None" = None
 
 
 class PodiumReads(NamedTuple):
@@ -113,6 +118,8 @@ class PodiumReads(NamedTuple):
     links: Mapping[str, str]
     #: player id -> state, for the ids asked for (missing: never stored).
     states: Mapping[str, Player]
+    #: The ladder's operator-started seasons, when asked for in the same round trip.
+    season_starts: "SeasonStarts | None" = None
 
 
 class LinkReads(NamedTuple):

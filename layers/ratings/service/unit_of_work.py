@@ -182,14 +182,15 @@ class UnitOfWork(ABC):
     ) -> GameReads:
         """The game's result (when `game_id` is given), the links and the states of
         `player_ids`, in one round trip."""
-        reads = self._read_for_game(ladder, game_id, player_ids)
+        reads = self._read_for_game(ladder, game_id, player_ids, self._starts_stale(ladder))
         return self._remembered(ladder, player_ids, reads)
 
     def read_for_podium(
         self, ladder: str, tournament_id: str, player_ids: Sequence[str]
     ) -> PodiumReads:
         """As `read_for_game`, with the tournament's result in the place of a game's."""
-        reads = self._read_for_podium(ladder, tournament_id, player_ids)
+        stale = self._starts_stale(ladder)
+        reads = self._read_for_podium(ladder, tournament_id, player_ids, stale)
         return self._remembered(ladder, player_ids, reads)
 
     def read_for_link(
@@ -224,7 +225,14 @@ class UnitOfWork(ABC):
 
     def _remembered(self, ladder: str, player_ids: Iterable[str], reads: _Reads) -> _Reads:
         self._remember(ladder, player_ids, reads.states)
+        if self.seasons is not None and reads.season_starts is not None:
+            self.seasons.learn(ladder, reads.season_starts)
         return reads._replace(states=self._in_season(ladder, reads.states))
+
+    def _starts_stale(self, ladder: str) -> bool:
+        """Whether the ladder's operator-started seasons are to be read with the states (the
+        seasons' copy is out of date): one round trip for both."""
+        return self.seasons is not None and self.seasons.stale(ladder)
 
     def _in_season(self, ladder: str, states: Mapping[str, Player]) -> dict[str, Player]:
         if self.seasons is None:
@@ -319,14 +327,17 @@ class UnitOfWork(ABC):
 
     # What each store does: the reads and commits above, as it sends them.
 
+    # With `with_starts`, the reads of a game or podium bring the ladder's operator-started
+    # seasons too (`season_starts`).
+
     @abstractmethod
     def _read_for_game(
-        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
+        self, ladder: str, game_id: str | None, player_ids: Sequence[str], with_starts: bool
     ) -> GameReads: ...
 
     @abstractmethod
     def _read_for_podium(
-        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str], with_starts: bool
     ) -> PodiumReads: ...
 
     @abstractmethod

@@ -125,21 +125,29 @@ class InMemoryUnitOfWork(UnitOfWork):
         self._tables = tables
 
     def _read_for_game(
-        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
+        self, ladder: str, game_id: str | None, player_ids: Sequence[str], with_starts: bool
     ) -> GameReads:
         tables = self._tables
         with tables.lock:
             game = tables.games.get((ladder, game_id)) if game_id is not None else None
-            return GameReads(game, self._links(player_ids), self._read_states(ladder, player_ids))
+            states = self._read_states(ladder, player_ids)
+            starts = self._starts(ladder, with_starts)
+            return GameReads(game, self._links(player_ids), states, starts)
 
     def _read_for_podium(
-        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str], with_starts: bool
     ) -> PodiumReads:
         tables = self._tables
         with tables.lock:
             tournament = tables.tournaments.get((ladder, tournament_id))
             states = self._read_states(ladder, player_ids)
-            return PodiumReads(tournament, self._links(player_ids), states)
+            starts = self._starts(ladder, with_starts)
+            return PodiumReads(tournament, self._links(player_ids), states, starts)
+
+    def _starts(self, ladder: str, with_starts: bool) -> SeasonStarts | None:
+        if not with_starts:
+            return None
+        return self._tables.season_starts.get(ladder, SeasonStarts())
 
     def _read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]

@@ -11,6 +11,7 @@ from ratings.service.game_result import Submitted, answer_again, history_line
 from ratings.service.player import Player, refuse_erasing
 from ratings.service.requests import PodiumInput, parse_podium
 from ratings.service.results import PODIUM_EVENT, Award, PodiumBonusEvent, Tournament, json_of
+from ratings.service.seasons import effective_season
 from ratings.service.stored import PlayerEvent, StoredTournament
 from ratings.service.unit_of_work import UnitOfWork, players_of
 
@@ -42,12 +43,16 @@ def _award_once(
         raise InvalidInput("podium", "podium players must be different people (after linking)")
     players = players_of(uow, ladder, resolved, reads.links, reads.states)
     refuse_erasing(players)
+    # A podium of a season that has ended pays nothing (its finished_at is before the start
+    # of the season now running, or of a later one a state is already in).
+    season = effective_season(context.season(ladder), players)
+    ended = season.starts_at is not None and podium.finished_at < season.starts_at
     awards: list[Award] = []
     awarded: list[Player] = []
     unpaid: list[Player] = []
     events: list[PlayerEvent] = []
     for (place, submitted_id), player in zip(podium.podium, players, strict=True):
-        bonus = ladder.podium_bonus(place) if podium.public else 0
+        bonus = ladder.podium_bonus(place) if podium.public and not ended else 0
         after = player.awarded(bonus)
         awards.append(
             Award(
@@ -74,7 +79,7 @@ def _award_once(
     result = Tournament(
         tournament_id=podium.tournament_id,
         ladder=ladder.ladder_id,
-        status="awarded",
+        status="season_ended" if ended else "awarded",
         public=podium.public,
         finished_at=podium.finished_at,
         awards=awards,

@@ -10,6 +10,8 @@ from ratings.service.parameters import require_id
 from ratings.service.player import Player
 from ratings.service.ranking import Ranking
 from ratings.service.results import JsonObject, PlayerSummary, Standing, json_of
+from ratings.service.season_results import PlayerSeason
+from ratings.service.seasons import board_id
 from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
 
 if TYPE_CHECKING:
@@ -39,6 +41,11 @@ def read_player(
         provisional=ladder.ruleset.provisional(state),
         sanctioned=player.sanctioned,
         standing=standing(ranking, player),
+        season=PlayerSeason(
+            season_id=player.season_id,
+            ranked_games=player.games_in_season,
+            eligible=player.on_the_board,
+        ),
     )
     return json_of(summary)
 
@@ -48,4 +55,4 @@ def standing(ranking: Ranking, player: Player) -> Standing | None:
     (no ranked game, or under a sanction)."""
     if not player.on_the_board:
         return None
-    return ranking.rank(player.ladder, player.rating, player.player_id)
+    return ranking.rank(board_id(player.ladder, player.season_id), player.rating, player.player_id)

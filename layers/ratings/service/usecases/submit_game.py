@@ -30,6 +30,7 @@ from ratings.service.game_result import (
     why_unranked,
 )
 from ratings.service.player import Player, refuse_erasing, resolve_pair
+from ratings.service.seasons import effective_season
 from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
 
@@ -65,7 +66,10 @@ def _rate_once(
     players = players_of(uow, ladder, resolved, reads.links, reads.states)
     refuse_erasing(players)
     day = _count_day(context, players, now)
-    result, written = _rate(uow, ladder, game, players, day, now)
+    # Played before the season began (the ladder's, or a later one a state is already in):
+    # stored, and unranked for everyone.
+    season = effective_season(context.season(ladder, now), players)
+    result, written = _rate(uow, ladder, game, players, day, now, season.starts_at)
     stored = StoredGame(
         ladder=ladder.ladder_id,
         game_id=game.game_id,
@@ -99,10 +103,12 @@ def _rate(
     players: Sequence[Player],
     day: str,
     now: datetime,
+    season_start: datetime | None,
 ) -> tuple[GameResult, list[Player]]:
     """The game's result and each player's state after it. Both states are written, ranked
     or not: each counts the game towards its day."""
-    reason = why_unranked(game, (players[0].sanctioned, players[1].sanctioned))
+    sanctioned = (players[0].sanctioned, players[1].sanctioned)
+    reason = why_unranked(game, sanctioned, season_start)
     states = [
         player.before_game(
             0 if reason else recent_ranked_games(uow, ladder.ruleset, player, game.played_at)

@@ -22,7 +22,7 @@ from ratings.service.errors import (
     WriteConflict,
 )
 from ratings.service.player import Player
-from ratings.service.seasons import board_id
+from ratings.service.seasons import SeasonStarts, board_id
 from ratings.service.stored import (
     DONE,
     ERASURE,
@@ -46,12 +46,14 @@ from ratings.storage.dynamodb.layout import (
     GAME_SK,
     LINK_PK_PREFIX,
     RANKED_INDEX,
+    SEASONS_SK,
     STANDINGS_SK,
     STATE_SK,
     TOURNAMENT_SK,
     GameItem,
     LinkItem,
     RatingsItem,
+    SeasonStartsItem,
     StandingItem,
     StandingsItem,
     StateItem,
@@ -65,6 +67,8 @@ from ratings.storage.dynamodb.layout import (
     link_key,
     player_key,
     player_of,
+    season_starts_of,
+    seasons_key,
     standing_item,
     standings_key,
     state_item_of,
@@ -93,43 +97,57 @@ class DynamoUnitOfWork(UnitOfWork):
         self._table = storage.table
 
     def _read_for_game(
-        self, ladder: str, game_id: str | None, player_ids: Sequence[str]
+        self, ladder: str, game_id: str | None, player_ids: Sequence[str], with_starts: bool
     ) -> GameReads:
         created = None if game_id is None else (game_key(ladder, game_id), GAME_SK)
-        item, links, states = self._read_with_players(ladder, player_ids, created)
+        item, links, states, starts = self._read_with_players(
+            ladder, player_ids, created, with_starts
+        )
         game = stored_game_of(ladder, game_id or "", item) if isinstance(item, GameItem) else None
-        return GameReads(game, links, states)
+        return GameReads(game, links, states, starts)
 
     def _read_for_podium(
-        self, ladder: str, tournament_id: str, player_ids: Sequence[str]
+        self, ladder: str, tournament_id: str, player_ids: Sequence[str], with_starts: bool
     ) -> PodiumReads:
         created = (tournament_key(ladder, tournament_id), TOURNAMENT_SK)
-        item, links, states = self._read_with_players(ladder, player_ids, created)
+        item, links, states, starts = self._read_with_players(
+            ladder, player_ids, created, with_starts
+        )
         tournament = None
         if isinstance(item, TournamentItem):
             tournament = stored_tournament_of(ladder, tournament_id, item)
-        return PodiumReads(tournament, links, states)
+        return PodiumReads(tournament, links, states, starts)
 
     def _read_with_players(
-        self, ladder: str, player_ids: Sequence[str], created: tuple[str, str] | None
-    ) -> tuple[RatingsItem | None, dict[str, str], dict[str, Player]]:
-        """One BatchGetItem: the players' states and anonymous-link items, and the game or
-        tournament item at the key `created` when given (it comes back as the first value)."""
+        self,
+        ladder: str,
+        player_ids: Sequence[str],
+        created: tuple[str, str] | None,
+        with_starts: bool,
+    ) -> tuple[RatingsItem | None, dict[str, str], dict[str, Player], SeasonStarts | None]:
+        """One BatchGetItem: the players' states and anonymous-link items, the game or
+        tournament item at the key `created` when given (it comes back as the first value),
+        and with `with_starts` the ladder's operator-started seasons (the last)."""
         keys = [(player_key(ladder, pid), STATE_SK) for pid in player_ids]
         keys += [(link_key(pid), ANON_SK) for pid in player_ids]
         if created is not None:
             keys.append(created)
+        if with_starts:
+            keys.append((seasons_key(ladder), SEASONS_SK))
         found = None
         links: dict[str, str] = {}
         states: dict[str, Player] = {}
+        starts = SeasonStarts() if with_starts else None
         for item in self._table.batch_get(keys):
             if isinstance(item, LinkItem):
                 links[item.pk.removeprefix(LINK_PK_PREFIX)] = item.other_id
             elif isinstance(item, StateItem):
                 states[item.player_id] = player_of(item)
+            elif isinstance(item, SeasonStartsItem):
+                starts = season_starts_of(item)
             else:
                 found = item
-        return found, links, states
+        return found, links, states, starts
 
     def _read_for_link(
         self, anonymous_id: str, account_id: str, ladders: Sequence[str]
