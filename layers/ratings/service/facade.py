@@ -292,7 +292,9 @@ class RatingService:
         from ratings.service.usecases.sanction_player import SanctionPlayer
 
         sanctions, uow = self.storage.sanctions, self.unit_of_work()
-        return SanctionPlayer(self.context, sanctions, uow, self.job_queue).run(ladder_id, body)
+        seasons = self.storage.seasons
+        sanction = SanctionPlayer(self.context, sanctions, uow, self.job_queue, seasons)
+        return sanction.run(ladder_id, body)
 
     def get_sanction(
         self, ladder_id: str, sanction_id: str, limit: object = None, cursor: object = None
@@ -307,7 +309,8 @@ class RatingService:
         from ratings.service.usecases.lift_sanction import LiftSanction
 
         sanctions, uow = self.storage.sanctions, self.unit_of_work()
-        return LiftSanction(self.context, sanctions, uow).run(ladder_id, sanction_id)
+        lift = LiftSanction(self.context, sanctions, uow, self.storage.seasons)
+        return lift.run(ladder_id, sanction_id)
 
     @cached_property
     def pay_refunds(self) -> "PayRefunds":

@@ -114,6 +114,11 @@ class SeasonStore(ABC):
         """Every standing of the player frozen in the ladder's seasons, in no particular
         order (strongly consistent)."""
 
+    @abstractmethod
+    def hide_standings(self, ladder: str, player_id: str, hidden: bool) -> int:
+        """Take the player's frozen standings off their seasons' leaderboards (`hidden`), or
+        put them back; those already so are left alone. How many were changed."""
+
 
 class SanctionStore(ABC):
     """Sanctions and their refunds. A sanction's record is the job record of its refunds

@@ -206,7 +206,7 @@ class UnitOfWork(ABC):
                 pid: reads.states[(ladder, pid)] for pid in ids if (ladder, pid) in reads.states
             }
             self._remember(ladder, ids, found)
-            for pid, player in self._in_season(ladder, found).items():
+            for pid, player in self.in_season(ladder, found).items():
                 states[(ladder, pid)] = player
         return reads._replace(states=states)
 
@@ -214,7 +214,7 @@ class UnitOfWork(ABC):
         """The stored states of `player_ids` (missing: never stored), strongly consistent."""
         states = self._read_states(ladder, player_ids)
         self._remember(ladder, player_ids, states)
-        return self._in_season(ladder, states)
+        return self.in_season(ladder, states)
 
     def new_player(self, ladder: Ladder, player_id: str) -> Player:
         """The state of a player never stored: the starting rating, in the current season."""
@@ -227,14 +227,16 @@ class UnitOfWork(ABC):
         self._remember(ladder, player_ids, reads.states)
         if self.seasons is not None and reads.season_starts is not None:
             self.seasons.learn(ladder, reads.season_starts)
-        return reads._replace(states=self._in_season(ladder, reads.states))
+        return reads._replace(states=self.in_season(ladder, reads.states))
 
     def _starts_stale(self, ladder: str) -> bool:
         """Whether the ladder's operator-started seasons are to be read with the states (the
         seasons' copy is out of date): one round trip for both."""
         return self.seasons is not None and self.seasons.stale(ladder)
 
-    def _in_season(self, ladder: str, states: Mapping[str, Player]) -> dict[str, Player]:
+    def in_season(self, ladder: str, states: Mapping[str, Player]) -> dict[str, Player]:
+        """`states` (read elsewhere: the moderation stores) brought into the ladder's current
+        season, as this unit's own reads bring theirs."""
         if self.seasons is None:
             return dict(states)
         return self.seasons.bring(ladder, states)

@@ -351,6 +351,17 @@ class InMemorySeasons(ports.SeasonStore):
                 if frozen_ladder == ladder and pid == player_id
             ]
 
+    def hide_standings(self, ladder: str, player_id: str, hidden: bool) -> int:
+        with self._tables.lock:
+            changed = [
+                standing
+                for standing in self.standings_of(ladder, player_id)
+                if standing.hidden != hidden
+            ]
+            for standing in changed:
+                self._tables.frozen[frozen_key(standing)] = standing._replace(hidden=hidden)
+        return len(changed)
+
 
 class InMemoryJobs(ports.JobRecords):
     def __init__(self, tables: InMemoryStorage) -> None:

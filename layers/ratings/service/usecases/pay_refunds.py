@@ -229,9 +229,12 @@ class _Refund:
         over their state when they linked (None: nobody, erased)."""
         account = self.reads.links.get(opponent)
         ids = [opponent] if account is None else [account, opponent]
-        states = {**self.reads.states, **self.known}
+        # A refund goes into the current rating: each state brought into the current season
+        # first (the standing of an ended one stays as it was).
+        uow = self.refunds.uow
+        states = uow.in_season(self.ladder.ladder_id, {**self.reads.states, **self.known})
         if self.fresh or any(pid not in states for pid in ids):
-            read = self.refunds.uow.read_states(self.ladder.ladder_id, ids)
+            read = uow.read_states(self.ladder.ladder_id, ids)
             states.update(read)
             self.known.update(read)
         if account is not None:

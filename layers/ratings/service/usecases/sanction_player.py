@@ -24,7 +24,7 @@ from ratings.service.errors import (
 from ratings.service.game_result import Submitted
 from ratings.service.parameters import DEFAULT_SANCTION_LIMIT
 from ratings.service.player import refuse_erasing
-from ratings.service.ports import JobQueue, SanctionStore
+from ratings.service.ports import JobQueue, SanctionStore, SeasonStore
 from ratings.service.requests import SanctionInput, parse_sanction
 from ratings.service.sanction_records import Sanction, SanctionView
 from ratings.service.unit_of_work import UnitOfWork, players_of
@@ -42,6 +42,8 @@ class SanctionPlayer(NamedTuple):
     sanctions: SanctionStore
     uow: UnitOfWork
     queue: JobQueue
+    #: Where the player's standings frozen in past seasons are hidden while sanctioned.
+    seasons: SeasonStore | None = None
 
     def run(self, ladder_id: str, body: object) -> Submitted:
         """Make the sanction once; the same sanction again answers its current status."""
@@ -53,6 +55,11 @@ class SanctionPlayer(NamedTuple):
             with attempts:
                 sanction, answer = self._attempt(ladder, sent, now)
                 break
+        if sanction.lifted_at is None and self.seasons is not None:
+            # Off the standings of every past season too (each read also leaves them out,
+            # by the state; this keeps the counted ranks closed up). Done again on a retry.
+            for player_id in sanction.played_as:
+                self.seasons.hide_standings(ladder.ladder_id, player_id, True)
         if not sanction.done:
             try:
                 self.queue.send(sanction.job().message)

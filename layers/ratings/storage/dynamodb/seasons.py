@@ -20,6 +20,7 @@ from ratings.storage.dynamodb.layout import (
     season_starts_item,
     season_starts_of,
     seasons_key,
+    standing_item,
     standing_of,
 )
 from ratings.storage.dynamodb.table import BoundTable, response_code, transient_as_storage_error
@@ -48,6 +49,22 @@ class DynamoSeasons(SeasonStore):
                 if response_code(error) == "ConditionalCheckFailedException":
                     raise WriteConflict(ladder) from error
                 raise
+
+    def hide_standings(self, ladder: str, player_id: str, hidden: bool) -> int:
+        changed = 0
+        for standing in self.standings_of(ladder, player_id):
+            if standing.hidden == hidden:
+                continue
+            item = standing_item(standing._replace(hidden=hidden), self._table.shards)
+            with transient_as_storage_error():
+                try:  # only while it is there (an erasure may have renamed it meanwhile)
+                    self._table.put(item, condition=StandingItem.pk.exists())
+                except PutError as error:
+                    if response_code(error) != "ConditionalCheckFailedException":
+                        raise
+                    continue
+            changed += 1
+        return changed
 
     def standings_of(self, ladder: str, player_id: str) -> Sequence[FrozenStanding]:
         standings = []
