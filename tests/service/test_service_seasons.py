@@ -394,3 +394,24 @@ def test_a_season_start_during_a_game_rates_it_before_the_start(
     november_board = board(service, "monthly", "2026-11")
     assert ("alice" in [row[1] for row in november_board]) is True
     assert next(row for row in november_board if row[1] == "alice")[2] == after_game
+
+
+def test_an_ended_seasons_size_is_counted_once_after_it_settles(
+    service: RatingService, clock: FixedClock
+) -> None:
+    november(service)
+    service.refresh_standings("monthly")
+    assert service.get_season("monthly", "2026-11")["players"] == 4
+    clock.set(DEC_1 + timedelta(minutes=1))
+    play(service, "monthly", "alice", "bob")  # both leave November (frozen there)
+    service.refresh_standings("monthly")
+    assert service.get_season("monthly", "2026-12")["players"] == 2
+
+    clock.set(DEC_1 + timedelta(minutes=10))
+    service.refresh_standings("monthly")
+
+    ended = service.get_season("monthly", "2026-11")
+    assert ended["status"] == "ended"
+    assert ended["players"] == 4  # two frozen, two still in November's states
+    standings = service.get_player_seasons("monthly", "carol")["seasons"]
+    assert [(s["season_id"], s["of"]) for s in standings] == [("2026-11", 4)]
