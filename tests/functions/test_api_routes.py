@@ -133,6 +133,7 @@ def test_player_state_new_and_rated(api: Api) -> None:
         "provisional": unknown.body["provisional"],
         "sanctioned": False,
         "standing": None,
+        "season": {"season_id": "all-time", "ranked_games": 0, "eligible": False},
     }
     assert alice.status == 200
     assert (alice.body["ranked_games"], alice.body["recent_ranked_games"]) == (1, 1)

@@ -135,6 +135,8 @@ class LinkReads(NamedTuple):
     states: Mapping[tuple[str, str], Player] = MappingProxyType({})
     #: Those of the two ids whose erasure is pending (no link may change them meanwhile).
     erasing: tuple[str, ...] = ()
+    #: ladder -> its operator-started seasons, for the ladders asked for in the same round trip.
+    season_starts: "Mapping[str, SeasonStarts]" = MappingProxyType({})
 
 
 # Background jobs ---------------------------------------------------------------------------

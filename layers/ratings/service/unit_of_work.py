@@ -198,7 +198,11 @@ class UnitOfWork(ABC):
     ) -> LinkReads:
         """Existing links of both ids, both ids' states in each of `ladders`, and which of
         them has an erasure pending."""
-        reads = self._read_for_link(anonymous_id, account_id, ladders)
+        stale = [ladder for ladder in ladders if self._starts_stale(ladder)]
+        reads = self._read_for_link(anonymous_id, account_id, ladders, stale)
+        if self.seasons is not None:
+            for ladder, starts in reads.season_starts.items():
+                self.seasons.learn(ladder, starts)
         states = dict(reads.states)
         for ladder in ladders:
             ids = (anonymous_id, account_id)
@@ -344,8 +348,13 @@ class UnitOfWork(ABC):
 
     @abstractmethod
     def _read_for_link(
-        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
-    ) -> LinkReads: ...
+        self,
+        anonymous_id: str,
+        account_id: str,
+        ladders: Sequence[str],
+        starts_of: Sequence[str],
+    ) -> LinkReads:
+        """With the operator-started seasons of the ladders `starts_of`."""
 
     @abstractmethod
     def _read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]: ...

@@ -150,7 +150,11 @@ class InMemoryUnitOfWork(UnitOfWork):
         return self._tables.season_starts.get(ladder, SeasonStarts())
 
     def _read_for_link(
-        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
+        self,
+        anonymous_id: str,
+        account_id: str,
+        ladders: Sequence[str],
+        starts_of: Sequence[str],
     ) -> LinkReads:
         tables = self._tables
         with tables.lock:
@@ -169,6 +173,9 @@ class InMemoryUnitOfWork(UnitOfWork):
                 erasing=tuple(
                     pid for pid in (anonymous_id, account_id) if self._erasure_pending(pid)
                 ),
+                season_starts={
+                    ladder: tables.season_starts.get(ladder, SeasonStarts()) for ladder in starts_of
+                },
             )
 
     def _erasure_pending(self, player_id: str) -> bool:

@@ -150,17 +150,25 @@ class DynamoUnitOfWork(UnitOfWork):
         return found, links, states, starts
 
     def _read_for_link(
-        self, anonymous_id: str, account_id: str, ladders: Sequence[str]
+        self,
+        anonymous_id: str,
+        account_id: str,
+        ladders: Sequence[str],
+        starts_of: Sequence[str],
     ) -> LinkReads:
         ids = (anonymous_id, account_id)
         keys = [(link_key(pid), side) for pid in ids for side in (ANON_SK, ACCOUNT_SK)]
         keys += [(player_key(ladder, pid), STATE_SK) for ladder in ladders for pid in ids]
         keys += [job_key(ERASURE, erasure_id(pid)) for pid in ids]
+        keys += [(seasons_key(ladder), SEASONS_SK) for ladder in starts_of]
         sides: dict[tuple[str, str], str] = {}
         states: dict[tuple[str, str], Player] = {}
         erased: set[str] = set()
+        starts = dict.fromkeys(starts_of, SeasonStarts())
         for item in self._table.batch_get(keys):
-            if isinstance(item, LinkItem):
+            if isinstance(item, SeasonStartsItem):
+                starts[item.pk.removeprefix(seasons_key(""))] = season_starts_of(item)
+            elif isinstance(item, LinkItem):
                 sides[(item.pk.removeprefix(LINK_PK_PREFIX), item.sk)] = item.other_id
             elif isinstance(item, StateItem):
                 states[(item.ladder, item.player_id)] = player_of(item)
@@ -173,6 +181,7 @@ class DynamoUnitOfWork(UnitOfWork):
             anonymous_absorbed=sides.get((anonymous_id, ACCOUNT_SK)),
             states=states,
             erasing=tuple(pid for pid in ids if erasure_id(pid) in erased),
+            season_starts=starts,
         )
 
     def _read_states(self, ladder: str, player_ids: Sequence[str]) -> Mapping[str, Player]:
