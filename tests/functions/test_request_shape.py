@@ -12,8 +12,10 @@ import sys
 
 from benchmarks.request_trace import ROOT
 
-MOST_MODULES = 16
-MOST_EDGES = 24
+#: 16 and 24 before seasons; bringing each state into its season (`service/seasons.py`) is
+#: one module more, entered from the unit of work (docs/service-layer.md, the walk's step 4).
+MOST_MODULES = 17
+MOST_EDGES = 25
 
 
 def figure(report: str, name: str) -> int:
@@ -22,7 +24,7 @@ def figure(report: str, name: str) -> int:
     return int(found.group(1))
 
 
-def test_a_warm_game_request_enters_at_most_16_modules_through_at_most_24_edges() -> None:
+def test_a_warm_game_request_enters_at_most_17_modules_through_at_most_25_edges() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "benchmarks.request_trace"],
         cwd=ROOT,

@@ -166,6 +166,11 @@ class Player(NamedTuple):
         return self.stood and self.sanction_id is None
 
     @property
+    def board(self) -> str:
+        """The id of the leaderboard the state is on (or would be): its season's."""
+        return board_id(self.ladder, self.season_id)
+
+    @property
     def games_in_season(self) -> int:
         """Ranked games within the player's season."""
         return self.ranked_games if self.season_games is None else self.season_games
@@ -313,6 +318,23 @@ class Player(NamedTuple):
         if anonymous.sanction_id is None or self.sanction_id is not None:
             return None
         return self.sanctioned_by(anonymous.sanction_id, anonymous.refunded_until)
+
+
+#: Between a ladder's id and a season's in the id of that season's leaderboard.
+BOARD_SEPARATOR = "@"
+
+
+def board_id(ladder: str, season_id: str) -> str:
+    """The id of a season's leaderboard, as the leaderboard and rank views take it: the
+    ladder's own for all-time (so a ladder without seasons keeps the keys it always had),
+    `{ladder}@{season}` for any other."""
+    return ladder if season_id == ALL_TIME else f"{ladder}{BOARD_SEPARATOR}{season_id}"
+
+
+def board_season(board: str) -> tuple[str, str]:
+    """The (ladder, season id) of a leaderboard's id."""
+    ladder, _, season_id = board.partition(BOARD_SEPARATOR)
+    return ladder, season_id or ALL_TIME
 
 
 class FrozenStanding(NamedTuple):

@@ -19,13 +19,20 @@ docs/api.md, "Seasons").
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ratings.declare.answers import format_utc_millis
 from ratings.rules.seasons import ALL_TIME, OperatorStart, Season, season_at
-from ratings.service.player import FrozenStanding, Player, SeasonEntry
+from ratings.service.player import (
+    BOARD_SEPARATOR,
+    FrozenStanding,
+    Player,
+    SeasonEntry,
+    board_id,
+    board_season,
+)
 from ratings.service.stored import LeaderboardRow, PlayerEvent
 
 if TYPE_CHECKING:
@@ -40,23 +47,6 @@ START_DELAY = timedelta(seconds=2)
 CACHE_FOR = timedelta(seconds=1)
 #: At most this many operator-started seasons per ladder (they are one record).
 MOST_OPERATOR_SEASONS = 1000
-
-
-#: Between a ladder's id and a season's in the id of that season's leaderboard.
-BOARD_SEPARATOR = "@"
-
-
-def board_id(ladder: str, season_id: str) -> str:
-    """The id of a season's leaderboard, as the leaderboard and rank views take it: the
-    ladder's own for all-time (so a ladder without seasons keeps the keys it always had),
-    `{ladder}@{season}` for any other."""
-    return ladder if season_id == ALL_TIME else f"{ladder}{BOARD_SEPARATOR}{season_id}"
-
-
-def board_season(board: str) -> tuple[str, str]:
-    """The (ladder, season id) of a leaderboard's id."""
-    ladder, _, season_id = board.partition(BOARD_SEPARATOR)
-    return ladder, season_id or ALL_TIME
 
 
 class SeasonStarts(NamedTuple):
@@ -83,6 +73,7 @@ class Seasons:
         self._clock = clock
         self._retention = history_retention
         self._cache: dict[str, tuple[datetime, SeasonStarts]] = {}
+        self._seasons: dict[str, tuple[tuple[OperatorStart, ...], Season]] = {}
         self._lock = threading.Lock()
 
     def starts(self, ladder_id: str, *, fresh: bool = False) -> SeasonStarts:
@@ -120,9 +111,14 @@ class Seasons:
     def current(self, ladder: Ladder, at: datetime | None = None) -> Season:
         """The ladder's season at `at` (default: now)."""
         at = self._clock() if at is None else at
-        if not self._read_starts and ladder.season.schedule == "none":
-            return season_at(ladder.season, (), at)
-        return season_at(ladder.season, self.starts(ladder.ladder_id).starts, at)
+        starts = self.starts(ladder.ladder_id).starts
+        # The season last worked out, while the same starts say it runs at `at`.
+        known = self._seasons.get(ladder.ladder_id)
+        if known is not None and known[0] is starts and _within(known[1], at):
+            return known[1]
+        season = season_at(ladder.season, starts, at)
+        self._seasons[ladder.ladder_id] = (starts, season)
+        return season
 
     def enter(self, ladder: Ladder, player: Player, season: Season) -> Player:
         """`player` brought into `season` (see the module's docstring); unchanged but for the
@@ -197,6 +193,11 @@ class Seasons:
         )
 
 
+def _within(season: Season, at: datetime) -> bool:
+    starts, ends = season.starts_at, season.ends_at
+    return (starts is None or starts <= at) and (ends is None or at < ends)
+
+
 def _later(player: Player, season: Season) -> bool:
     """Whether the player's state is in a season that began after `season`."""
     if player.season_start is None:
@@ -223,7 +224,7 @@ def season_row(
     return LeaderboardRow(state.player_id, state.rating, state.games_in_season)
 
 
-def effective_season(season: Season, players: list[Player]) -> Season:
+def effective_season(season: Season, players: Sequence[Player]) -> Season:
     """The season a write counts in: the ladder's current one, or a later one a player's
     state is already in (another function's clock passed the boundary first)."""
     latest = season
@@ -233,4 +234,13 @@ def effective_season(season: Season, players: list[Player]) -> Season:
     return latest
 
 
-__all__ = ["ALL_TIME", "SEASON_RESET_EVENT", "SeasonStarts", "Seasons", "effective_season"]
+__all__ = [
+    "ALL_TIME",
+    "BOARD_SEPARATOR",
+    "SEASON_RESET_EVENT",
+    "SeasonStarts",
+    "Seasons",
+    "board_id",
+    "board_season",
+    "effective_season",
+]

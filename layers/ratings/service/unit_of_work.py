@@ -37,8 +37,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ratings.rules import Ladder, Ruleset
+from ratings.rules.seasons import Season, season_at
 from ratings.service.errors import RetryLater, TransientStorageError, WriteConflict
 from ratings.service.player import Player
+from ratings.service.seasons import effective_season
 from ratings.service.stored import (
     GameReads,
     Link,
@@ -226,6 +228,14 @@ class UnitOfWork(ABC):
             return Player(ladder.ladder_id, player_id, ladder.starting_rating)
         season = self.seasons.current(ladder)
         return self.seasons.new_player(ladder, player_id, season)
+
+    def season_of(self, ladder: Ladder, players: Sequence[Player], at: datetime) -> Season:
+        """The season a write of `players` (read by this unit) at `at` counts in: the ladder's
+        then, or a later one a state is already in (another function's clock passed the
+        boundary first)."""
+        if self.seasons is None:
+            return season_at(ladder.season, (), at)
+        return effective_season(self.seasons.current(ladder, at), players)
 
     def _remembered(self, ladder: str, player_ids: Iterable[str], reads: _Reads) -> _Reads:
         self._remember(ladder, player_ids, reads.states)

@@ -11,7 +11,6 @@ from ratings.service.game_result import Submitted, answer_again, history_line
 from ratings.service.player import Player, refuse_erasing
 from ratings.service.requests import PodiumInput, parse_podium
 from ratings.service.results import PODIUM_EVENT, Award, PodiumBonusEvent, Tournament, json_of
-from ratings.service.seasons import effective_season
 from ratings.service.stored import PlayerEvent, StoredTournament
 from ratings.service.unit_of_work import UnitOfWork, players_of
 
@@ -45,7 +44,7 @@ def _award_once(
     refuse_erasing(players)
     # A podium of a season that has ended pays nothing (its finished_at is before the start
     # of the season now running, or of a later one a state is already in).
-    season = effective_season(context.season(ladder), players)
+    season = uow.season_of(ladder, players, context.now())
     ended = season.starts_at is not None and podium.finished_at < season.starts_at
     awards: list[Award] = []
     awarded: list[Player] = []

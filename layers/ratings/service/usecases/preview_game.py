@@ -9,7 +9,6 @@ from ratings.rules import parse_game
 from ratings.service.game_result import evaluate, why_unranked
 from ratings.service.player import resolve_pair
 from ratings.service.results import JsonObject
-from ratings.service.seasons import effective_season
 from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
 
 if TYPE_CHECKING:
@@ -37,7 +36,7 @@ def preview_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object
         if recent is None:
             recent = recent_ranked_games(uow, ruleset, player, game.played_at)
         states.append(player.supposing(overrides).before_game(recent))
-    season = effective_season(context.season(ladder, now), players)
+    season = uow.season_of(ladder, players, now)
     sanctioned = (players[0].sanctioned, players[1].sanctioned)
     reason = why_unranked(game, sanctioned, season.starts_at)
     result, _rating = evaluate(ladder, ruleset, game, states, reason)

@@ -30,7 +30,6 @@ from ratings.service.game_result import (
     why_unranked,
 )
 from ratings.service.player import Player, refuse_erasing, resolve_pair
-from ratings.service.seasons import effective_season
 from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import UnitOfWork, players_of, recent_ranked_games
 
@@ -68,7 +67,7 @@ def _rate_once(
     day = _count_day(context, players, now)
     # Played before the season began (the ladder's, or a later one a state is already in):
     # stored, and unranked for everyone.
-    season = effective_season(context.season(ladder, now), players)
+    season = uow.season_of(ladder, players, now)
     result, written = _rate(uow, ladder, game, players, day, now, season.starts_at)
     stored = StoredGame(
         ladder=ladder.ladder_id,

@@ -22,7 +22,7 @@ from ratings.service.errors import (
     WriteConflict,
 )
 from ratings.service.player import Player
-from ratings.service.seasons import SeasonStarts, board_id
+from ratings.service.seasons import SeasonStarts
 from ratings.service.stored import (
     DONE,
     ERASURE,
@@ -354,8 +354,7 @@ def state_puts(table: BoundTable, players: Sequence[Player]) -> Iterator[Tx]:
         item = state_item_of(player)
         # The leaderboard index is sparse: the players on the board of the state's season.
         if player.on_the_board:
-            board = board_id(player.ladder, player.season_id)
-            item.lb_shard = leaderboard_shard(board, player.player_id, table.shards)
+            item.lb_shard = leaderboard_shard(player.board, player.player_id, table.shards)
             item.lb_rating = player.rating
         yield Tx(item, _at_version(player.replaces_version), WriteConflict)
         entered = player.entered
