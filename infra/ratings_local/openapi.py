@@ -19,9 +19,10 @@ from ratings.declare.answers import SchemaContext, answer_schema
 from ratings.declare.kinds import ID, Schema, ref
 from ratings.rules import Ladder
 from ratings.rules.submission import game_body, parse_game
-from ratings.service import game_result, moderation_results, results
+from ratings.service import game_result, moderation_results, results, season_results
 from ratings.service.parameters import MAX_PAGE
 from ratings.service.requests import LINK, parse_link
+from ratings.service.usecases.seasons import SEASON_ID
 from ratings.wiring import LADDERS
 from ratings_local import openapi_moderation
 from ratings_local.openapi_parts import json_body, ladder_parameter, page_parameters, parameter
@@ -45,7 +46,11 @@ LINK_RULES = (
 
 #: The answers of the HTTP API by their name in the document, and what it says of some as a
 #: whole.
-COMPONENTS: Mapping[str, type] = {**results.COMPONENTS, **moderation_results.COMPONENTS}
+COMPONENTS: Mapping[str, type] = {
+    **results.COMPONENTS,
+    **season_results.COMPONENTS,
+    **moderation_results.COMPONENTS,
+}
 DESCRIPTIONS: Mapping[type, str] = {**results.DESCRIPTIONS, **moderation_results.DESCRIPTIONS}
 
 
@@ -143,6 +148,12 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
                 ),
             }
         }
+    season = parameter(
+        "season_id",
+        "path",
+        SEASON_ID,
+        "YYYY-Www, YYYY-MM, YYYY-Qn, all-time, or the id an operator started it with",
+    )
     reads: list[tuple[str, str, str, list[Schema], str, Schema, bool]] = [
         (
             "/v1/ladders/{ladder}/games/{game_id}",
@@ -181,6 +192,45 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             True,
         ),
         (
+            "/v1/ladders/{ladder}/seasons",
+            "list_seasons",
+            "The ladder's seasons that have begun, newest first",
+            [],
+            "One page of seasons",
+            ref("SeasonList"),
+            True,
+        ),
+        (
+            "/v1/ladders/{ladder}/seasons/{season_id}",
+            "get_season",
+            "One season, with how many stand on its leaderboard (400 for a malformed id, 404 "
+            "for a season that does not exist or has not begun)",
+            [season],
+            "The season",
+            ref("Season"),
+            False,
+        ),
+        (
+            "/v1/ladders/{ladder}/seasons/{season_id}/leaderboard",
+            "get_season_leaderboard",
+            "A season's leaderboard: live while it runs, its final standings once it ended "
+            "(frozen as they stood)",
+            [season],
+            "One page of the season's leaderboard",
+            ref("Leaderboard"),
+            True,
+        ),
+        (
+            "/v1/ladders/{ladder}/players/{player_id}/seasons",
+            "get_player_seasons",
+            "A player's final standing in each ended season they stood on the leaderboard "
+            "of, newest first (none while under a sanction)",
+            [parameter("player_id", "path", ID, "The player's id")],
+            "The player's past standings",
+            ref("PastStandings"),
+            False,
+        ),
+        (
             "/v1/ladders/{ladder}/tournaments/{tournament_id}",
             "get_tournament",
             "A tournament's podium awards, once awarded",
@@ -203,7 +253,7 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
         "The next_cursor of the previous page, as it was answered",
     )
     for path, operation_id, summary, parameters, answered, schema, paged in reads:
-        if operation_id == "get_leaderboard":
+        if operation_id in ("get_leaderboard", "get_season_leaderboard"):
             parameters = [*parameters, around]
         found[path] = {
             "get": {

@@ -63,6 +63,27 @@ def sanction_example() -> dict[str, Any]:
     return body
 
 
+#: The body of an operator's season start.
+SEASON_START: Schema = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["season_id"],
+    "properties": {
+        "season_id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,47}$"},
+        "reset": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["kind"],
+            "properties": {
+                "kind": {"enum": ["none", "hard", "soft"]},
+                "target": {"type": "integer", "minimum": 1, "maximum": 10000},
+                "squish": {"type": "number", "minimum": 0, "maximum": 1},
+            },
+        },
+    },
+}
+
+
 def schemas() -> dict[str, Schema]:
     """The request body of a sanction (the answers are generated with the other answers)."""
     return {"SanctionBody": sanction_body(RETENTION_DAYS).schema()}
@@ -112,7 +133,29 @@ def paths(ladders: Mapping[str, object]) -> dict[str, Any]:
         ),
     )
     made["requestBody"] = json_body(ref("SanctionBody"), sanction_example(), SANCTION_RULES)
+    started = _operation(
+        "Start the ladder's next season: it begins 2 seconds after the request, once per "
+        "season_id (moderation credential)",
+        [ladder],
+        _responses(
+            {
+                201: ("Started", ref("Season")),
+                200: ("The same request again: the same season", ref("Season")),
+            },
+            404,
+            409,
+        ),
+    )
+    started["requestBody"] = json_body(
+        SEASON_START,
+        {"season_id": "launch-week", "reset": {"kind": "soft", "target": 1500, "squish": 0.5}},
+        "season_id: 1 to 48 lower-case letters, digits, '-' or '_', not of a scheduled season's "
+        "form; 409 season_conflict for an id used before. reset (optional, the ladder's by "
+        "default): none, hard, or soft with target (1 to 10000, default the starting rating) "
+        "and squish (0 to 1, default 0.5).",
+    )
     return {
+        "/v1/ladders/{ladder}/seasons": {"post": {"operationId": "start_season", **started}},
         "/v1/ladders/{ladder}/sanctions": {"post": {"operationId": "sanction_player", **made}},
         "/v1/ladders/{ladder}/sanctions/{sanction_id}": {
             "get": {

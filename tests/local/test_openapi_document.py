@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from ratings.rules.seasons import check_season_id, parse_reset
 from ratings.rules.submission import game_body, parse_game
 from ratings.service.requests import LINK, parse_link, parse_sanction
 from ratings.wiring import LADDERS
@@ -91,7 +92,7 @@ def test_every_example_passes_the_schema_and_the_parsers(document: dict[str, Any
     examples = _examples(document)
     components = document["components"]["schemas"]
 
-    assert len(examples) == 2 * len(LADDERS) + 2
+    assert len(examples) == 2 * len(LADDERS) + 3
     for path, example in examples:
         operation = document["paths"][path]["post"]
         schema = operation["requestBody"]["content"]["application/json"]["schema"]
@@ -103,6 +104,10 @@ def test_every_example_passes_the_schema_and_the_parsers(document: dict[str, Any
             continue
         if path == "/v1/ladders/{ladder}/sanctions":
             parse_sanction(example, 30)
+            continue
+        if path == "/v1/ladders/{ladder}/seasons":  # an operator's start
+            check_season_id(example["season_id"])
+            parse_reset(example["reset"], "reset")
             continue
         ladder = LADDERS[path.split("/")[3]]
         versions = tuple(ladder.versions) if path.endswith("/preview") else None

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ratings.declare.answers import format_utc_millis, parse_utc_millis
+from ratings.declare.kinds import Text
 from ratings.rules import InvalidInput, Ladder
 from ratings.rules.seasons import (
     OperatorStart,
@@ -50,6 +51,12 @@ if TYPE_CHECKING:
 DEFAULT_SEASON_LIMIT = 20
 #: What a season id in a path may look like at all (anything else is 400, not 404).
 SEASON_ID_FORM = re.compile(r"[A-Za-z0-9_-]{1,48}")
+SEASON_ID = Text(
+    48,
+    SEASON_ID_FORM,
+    "1 to 48 letters, digits, '-' or '_' (YYYY-Www, YYYY-MM, YYYY-Qn, all-time, or an "
+    "operator's id)",
+)
 
 
 def list_seasons(
@@ -87,12 +94,7 @@ def read_season(context: Context, ranks: RankView, ladder_id: str, season_id: st
 def find_season(context: Context, ladder: Ladder, season_id: object) -> Season:
     """The season of the ladder with this id; InvalidInput for an id no season could have,
     NotFound for one that has not begun (or never will)."""
-    if not isinstance(season_id, str) or not SEASON_ID_FORM.fullmatch(season_id):
-        raise InvalidInput(
-            "season_id",
-            "season_id must be 1 to 48 letters, digits, '-' or '_' (YYYY-Www, YYYY-MM, "
-            "YYYY-Qn, all-time, or an operator's id)",
-        )
+    season_id = SEASON_ID.parse(season_id, "season_id")
     season = season_named(ladder.season, _starts(context, ladder), season_id, context.now())
     if season is None:
         raise NotFound(
