@@ -39,6 +39,13 @@ class ErrorBody(NamedTuple):
 # Ladders ------------------------------------------------------------------------------------
 
 
+class Between(NamedTuple):
+    """A count's bounds, both included."""
+
+    min: Annotated[int, POSITIVE]
+    max: Annotated[int, POSITIVE]
+
+
 class LadderDescription(NamedTuple):
     id: Annotated[str, ID]
     ruleset: Annotated[str, Ruled(lambda context: {"enum": sorted(rulesets_of(context))})]
@@ -46,6 +53,8 @@ class LadderDescription(NamedTuple):
     starting_rating: int
     podium_bonuses: list[int]
     parameters: Annotated[Mapping[str, object], Json({"type": "object"})]
+    sides: Annotated[Between, Doc("How many sides a game of the ladder has")]
+    players_per_side: Annotated[Between, Doc("How many players each side has")]
 
 
 class LadderList(NamedTuple):
@@ -53,7 +62,8 @@ class LadderList(NamedTuple):
 
     @classmethod
     def of(cls, ladders: Mapping[str, Ladder]) -> "LadderList":
-        """The ladders, their rulesets and parameters: configuration only."""
+        """The ladders, their rulesets and parameters, the shape of their games:
+        configuration only (ladders.json)."""
         return cls(
             [
                 LadderDescription(
@@ -63,6 +73,8 @@ class LadderList(NamedTuple):
                     starting_rating=ladder.starting_rating,
                     podium_bonuses=list(ladder.podium_bonuses),
                     parameters=dict(ladder.ruleset.parameters()),
+                    sides=Between(*ladder.sides),
+                    players_per_side=Between(*ladder.players_per_side),
                 )
                 for ladder in ladders.values()
             ]
