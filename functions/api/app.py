@@ -38,7 +38,7 @@ route = rest.routing(app, ROUTES)
 
 @route("GET", "/v1/ladders")
 def list_ladders() -> JsonObject:
-    return json_of(LadderList.of(wiring.LADDERS))  # configuration only: no table, no client
+    return json_of(LadderList.of(wiring.ladders()))  # configuration only: no table, no client
 
 
 @route("POST", "/v1/ladders/{ladder}/games")
