@@ -80,7 +80,9 @@ lock: setup
 	$(BIN)/pip-compile --quiet --generate-hashes --strip-extras --allow-unsafe \
 		--no-emit-index-url --no-emit-find-links --output-file=$(LOCK) pyproject.toml
 
-# sam build (it looks for python3.13 on the PATH: .venv-sam's is one), then every shipped
+# sam build (it looks for python3.13 on the PATH: .venv-sam's is one), then the ladders the
+# built layer ships checked (ratings/ladders.json, docs/api.md "Configuring ladders": a file
+# that cannot work, or a layer without it, stops the build with the message), then every shipped
 # module compiled to bytecode. Lambda's code folders are
 # read-only, so without it each cold start compiles from source. unchecked-hash: the zip's
 # timestamps cannot invalidate the .pyc files. The file names in tracebacks are the deployed
@@ -90,6 +92,8 @@ build: setup-sam
 	$(SAM_VENV)/bin/python -c 'import sys; assert sys.version_info[:2] == (3, 13), \
 		f"bytecode must be compiled by the runtime Python 3.13, not {sys.version}"'
 	PATH="$(abspath $(SAM_VENV))/bin:$$PATH" $(OFFLINE_AWS) $(SAM) build
+	PYTHONPATH=$(BUILD_DIR)/RatingsLayer/python $(SAM_VENV)/bin/python -B -P \
+		-m ratings.rules.ladder_config check
 	for artifact in $(BUILD_DIR)/*/; do \
 		if [ -d "$$artifact/python" ]; then source="$${artifact}python" target=/opt/python; \
 		else source="$${artifact%/}" target=/var/task; fi; \

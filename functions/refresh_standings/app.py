@@ -30,7 +30,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
         refreshed = []
         # A slow store fails the run, in time: the next run redoes it.
         with invocation.deadline(context):
-            for ladder in wiring.LADDERS:
+            for ladder in wiring.ladders():
                 summary = service.refresh_standings(ladder)
                 logger.info("standings refreshed", extra=summary)
                 refreshed.append(summary)

@@ -1,5 +1,7 @@
 """Choosing the rules a command rates with: a ladder, a published version, or parameters.
 
+The ladders are the deployment's: ladders.json, or the file RATINGS_LADDERS_FILE names.
+
 `--ruleset-version` picks a published version of the ladder's ruleset (gammon42: 1.0.5,
 1.2.0, 1.3.1). Parameters (`--divisor`, `--k`, `--param name=value`) then change single fields
 of that ruleset; the version label records them, for example `1.3.1+divisor=1000`, so a
@@ -12,14 +14,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields, is_dataclass, replace
 from typing import get_args
 
-from ratings.rules import DEFAULT_LADDERS, InvalidInput, Ladder, Ruleset, ruleset_named
+from ratings.config import ladders_file
+from ratings.rules import InvalidInput, Ladder, Ruleset, ruleset_named
+from ratings.rules.ladder_config import LadderConfigError, load_ladders
 from ratings_cli.records import InputError
 
 
 def ladder_named(ladder_id: str) -> Ladder:
-    ladder = DEFAULT_LADDERS.get(ladder_id)
+    try:
+        ladders = load_ladders(ladders_file())
+    except LadderConfigError as error:
+        raise InputError(str(error)) from None
+    ladder = ladders.get(ladder_id)
     if ladder is None:
-        known = ", ".join(DEFAULT_LADDERS)
+        known = ", ".join(ladders)
         raise InputError(f"--ladder must be one of {known}, got {ladder_id!r}")
     return ladder
 

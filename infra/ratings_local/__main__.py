@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+from ratings.rules.ladder_config import LadderConfigError
 from ratings_local.dynamodb_local import VERSION, DynamoDBLocalUnavailable
 from ratings_local.stack import DEFAULT_TEMPLATE, LocalStack, Options
 
@@ -56,6 +57,14 @@ def parse_args(argv: list[str]) -> Options:
         help="run the table on Amazon's DynamoDB Local (make setup-dynamodb-local installs it); "
         "the queues stay on moto",
     )
+    parser.add_argument(
+        "--ladders",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="serve the ladders of FILE (default: $RATINGS_LADDERS_FILE, else the layer's "
+        "layers/ratings/ladders.json; docs/api.md, Configuring ladders)",
+    )
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.schedule_interval <= 0:
@@ -72,6 +81,7 @@ def parse_args(argv: list[str]) -> Options:
         exact_rank_limit=args.exact_rank_limit,
         template=args.template,
         dynamodb_local=args.dynamodb_local,
+        ladders_file=args.ladders,
     )
 
 
@@ -81,8 +91,10 @@ def banner(stack: LocalStack) -> str:
     if api is None:
         return "template.yaml declares no function with an Api event: nothing to serve."
     key_header = f" -H 'x-api-key: {stack.options.api_key}'" if stack.options.api_key else ""
+    ladders = ", ".join(stack.ladders)
     rows = [
         ("API", f"{api}/v1/ladders"),
+        ("Ladders", f"{ladders} ({stack.ladders_source})"),
         ("Swagger", f"{api}/swagger"),
         ("Endpoints", f"{api}/_local/endpoints"),
         ("AWS (moto)", f"{endpoints['aws_endpoint_url']}  region {endpoints['region']}"),
@@ -99,6 +111,8 @@ def banner(stack: LocalStack) -> str:
     width = max(len(label) for label, _ in rows) + 2
     lines = ["Elo rating service, running locally (everything in memory; Ctrl-C stops it)"]
     lines += [f"  {label:<{width}}{value}" for label, value in rows]
+    if "backgammon" not in stack.ladders:
+        return "\n".join(lines)
     lines += [
         "",
         "Rate a first game:",
@@ -119,7 +133,7 @@ def main(argv: list[str]) -> int:
     stack = LocalStack(options)
     try:
         stack.start()
-    except (OSError, DynamoDBLocalUnavailable) as error:
+    except (OSError, DynamoDBLocalUnavailable, LadderConfigError) as error:
         print(f"could not start the local stack: {error}", file=sys.stderr)
         stack.stop()
         return 1

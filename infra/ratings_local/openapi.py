@@ -4,7 +4,8 @@ Request bodies are the rules' own declarations (`game_body` per ladder, `LINK`),
 document cannot drift from what the parsers accept; result schemas are the answers' own
 declarations (`result_schemas`: `ratings.declare.answers.answer_schema` of each), so it
 cannot drift from what the service answers either. Outside the Lambda runtime path: the local
-stack serves it (/swagger, /openapi.json) and `docs/openapi.json` is its output:
+stack serves it (/swagger, /openapi.json), for the ladders it runs, and `docs/openapi.json`
+is its output for the ladders the layer ships (ladders.json):
 
     python -m ratings_local.openapi > docs/openapi.json
 """
@@ -15,15 +16,16 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from ratings import wiring
 from ratings.declare.answers import SchemaContext, answer_schema
 from ratings.declare.kinds import ID, Schema, ref
 from ratings.rules import Ladder
+from ratings.rules.ladder_config import load_ladders
 from ratings.rules.submission import game_body, parse_game
 from ratings.service import game_result, moderation_results, results, season_results
 from ratings.service.parameters import MAX_PAGE
 from ratings.service.requests import LINK, parse_link
 from ratings.service.usecases.seasons import SEASON_ID
-from ratings.wiring import LADDERS
 from ratings_local import openapi_moderation
 from ratings_local.openapi_parts import json_body, ladder_parameter, page_parameters, parameter
 from ratings_local.openapi_parts import responses as _responses
@@ -278,9 +280,12 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
 
 
 def document(
-    ladders: Mapping[str, Ladder] = LADDERS, server_url: str | None = None
+    ladders: Mapping[str, Ladder] | None = None, server_url: str | None = None
 ) -> dict[str, Any]:
-    """The OpenAPI document; `servers` is `server_url`, or the deployed stage's URL."""
+    """The OpenAPI document of `ladders` (default: this process's, `wiring.ladders`);
+    `servers` is `server_url`, or the deployed stage's URL."""
+    if ladders is None:
+        ladders = wiring.ladders()
     servers: list[dict[str, Any]]
     if server_url is not None:
         servers = [{"url": server_url, "description": "The local stack"}]
@@ -326,7 +331,8 @@ def document(
 
 
 def main() -> None:
-    json.dump(document(), sys.stdout, indent=2)
+    # The layer's own ladders.json, whatever RATINGS_LADDERS_FILE says: what is deployed.
+    json.dump(document(load_ladders()), sys.stdout, indent=2)
     sys.stdout.write("\n")
 
 

@@ -2,7 +2,9 @@
 
 Everything is read from template.yaml: which functions exist, what triggers them (Api, SQS,
 Schedule), the table, the queues and their redrive policies, and the environment each
-function gets. Everything lives in memory and stops with the process.
+function gets. The ladders are the layer's ladders.json, or the file `Options.ladders_file`
+(or RATINGS_LADDERS_FILE) names: read before anything starts, so a file that cannot work
+stops the start with its message. Everything lives in memory and stops with the process.
 
 The table is on moto, or with `dynamodb_local` on Amazon's DynamoDB Local; the queues are
 always on moto. The functions find them the way botocore finds any endpoint override:
@@ -16,6 +18,7 @@ import json
 import os
 import threading
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -25,6 +28,9 @@ from urllib.parse import urlsplit
 import boto3
 
 from ratings import wiring
+from ratings.config import ladders_file
+from ratings.rules import Ladder
+from ratings.rules.ladder_config import DEFAULT_FILE
 from ratings_local import swagger
 from ratings_local.aws import EmulatedAws
 from ratings_local.dynamodb_local import DynamoDBLocal
@@ -72,6 +78,9 @@ class Options:
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     #: Whether what the functions log is printed (False: only counted, `LocalFunction.log_bytes`).
     print_function_logs: bool = True
+    #: The ladders file the functions read (RATINGS_LADDERS_FILE); None: the environment's
+    #: RATINGS_LADDERS_FILE if set, else the layer's own ladders.json.
+    ladders_file: Path | None = None
 
 
 class LocalStack:
@@ -92,10 +101,20 @@ class LocalStack:
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self._sqs: Any = None
+        #: The ladders the functions serve, read by `start`.
+        self.ladders: Mapping[str, Ladder] = {}
+        self.ladders_source = ""
 
     # Lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
+        # The ladders first: a file that cannot work stops the start before anything runs,
+        # with its message (LadderConfigError). The functions' environments read the same one.
+        if self.options.ladders_file is not None:
+            os.environ["RATINGS_LADDERS_FILE"] = str(self.options.ladders_file.resolve())
+        wiring.reset()
+        self.ladders = wiring.ladders()
+        self.ladders_source = ladders_file() or DEFAULT_FILE
         endpoint = self.aws.start()
         table_endpoint = self.dynamodb_local.start() if self.dynamodb_local else endpoint
         self.dynamodb_endpoint_url = table_endpoint

@@ -18,7 +18,13 @@ ENVIRONMENT = {
     "RATINGS_DRAIN_SECONDS": "time budget of one podium drain (default 60)",
     "RATINGS_MODERATION_JOBS_QUEUE_URL": "moderation jobs queue (Moderation, ModerationWorker)",
     "RATINGS_MODERATION_JOBS_DLQ_URL": "moderation jobs dead-letter queue (ModerationWorker)",
+    "RATINGS_LADDERS_FILE": (
+        "another ladders file than the layer's ratings/ladders.json (the local stack, tests); "
+        "the template sets none"
+    ),
 }
+#: Of ENVIRONMENT, what the template leaves unset: the deployed functions use the default.
+NOT_SET_BY_TEMPLATE = frozenset({"RATINGS_LADDERS_FILE"})
 
 
 class Config(NamedTuple):
@@ -62,6 +68,15 @@ class Config(NamedTuple):
             moderation_jobs_queue_url=env.get("RATINGS_MODERATION_JOBS_QUEUE_URL") or None,
             moderation_jobs_dlq_url=env.get("RATINGS_MODERATION_JOBS_DLQ_URL") or None,
         )
+
+
+def ladders_file(env: Mapping[str, str] | None = None) -> str | None:
+    """The ladders file RATINGS_LADDERS_FILE names; None for the one the layer ships.
+
+    Read apart from `Config`: the ladders are read when `ratings.wiring` is imported, before
+    anything else is configured (`ratings.rules.ladder_config`)."""
+    env = os.environ if env is None else env
+    return env.get("RATINGS_LADDERS_FILE") or None
 
 
 def configured_endpoint(env: Mapping[str, str], service: str) -> str | None:

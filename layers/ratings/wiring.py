@@ -1,18 +1,22 @@
 """The one place that builds clients and the service from configuration.
 
 Handlers call `service()` per invocation; the first call builds everything and later calls in
-the same container reuse it (clients are the expensive part of a cold start).
+the same container reuse it (clients are the expensive part of a cold start). The ladders are
+read from ladders.json when this module is imported, at the container's cold start: a file
+that cannot work fails the start with its message, before any request is answered.
 """
 
+from collections.abc import Mapping
 from datetime import timedelta
 from functools import cache
 from typing import TYPE_CHECKING, cast
 
 from ratings import budgets
-from ratings.config import Config
+from ratings.config import Config, ladders_file
 from ratings.lambda_support import invocation
 from ratings.lambda_support.job_queue import SqsJobQueue
-from ratings.rules import DEFAULT_LADDERS
+from ratings.rules import Ladder
+from ratings.rules.ladder_config import load_ladders
 from ratings.service.facade import RatingService, Settings
 from ratings.service.unit_of_work import Retrier, RetryPolicy
 
@@ -21,8 +25,12 @@ if TYPE_CHECKING:
 
     from ratings.storage.dynamodb import DynamoStorage
 
-#: The ladders this deployment serves.
-LADDERS = DEFAULT_LADDERS
+
+@cache
+def ladders() -> Mapping[str, Ladder]:
+    """The ladders this deployment serves: the layer's ladders.json (RATINGS_LADDERS_FILE:
+    another file), read once per container. A wrong file raises LadderConfigError."""
+    return load_ladders(ladders_file())
 
 
 def call_timeouts(config: Config) -> budgets.CallTimeouts:
@@ -57,7 +65,7 @@ def build_service(config: Config, storage: "DynamoStorage") -> RatingService:
     retry = RetryPolicy(budget_seconds=budgets.retry_seconds(config.function_timeout))
     jobs_queue = SqsJobQueue(sqs_client, lambda: _jobs_queue_url(config))
     return RatingService(
-        storage, LADDERS, settings=settings, retrier=Retrier(retry), job_queue=jobs_queue
+        storage, ladders(), settings=settings, retrier=Retrier(retry), job_queue=jobs_queue
     )
 
 
@@ -122,7 +130,12 @@ def reset() -> None:
 
     For processes that change their environment between uses (tests, the local stack).
     """
+    ladders.cache_clear()
     config.cache_clear()
     storage.cache_clear()
     service.cache_clear()
     sqs_client.cache_clear()
+
+
+# Read with the module, at the cold start (`reset` forgets them: the local stack, tests).
+ladders()

@@ -238,3 +238,34 @@ def test_a_game_id_twice_and_an_unknown_ladder_are_refused(
     ran = run(capsys, "replay", tmp_path / "missing.jsonl", "--ladder", "backgammon")
     assert ran.code == 2
     assert "cannot read" in ran.err
+
+
+def test_the_ladders_are_those_of_the_ladders_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parameters = {"provisional_k": 40, "starting_rating": 1500}
+    chess = {"id": "chess", "ruleset": "classic", "version": "1.0", "parameters": parameters}
+    ladders = tmp_path / "ladders.json"
+    ladders.write_text(json.dumps({"ladders": [chess]}))
+    games = tmp_path / "games.jsonl"
+    games.write_text(
+        '{"game_id": "g1", "played_at": "2026-11-29T12:00:00Z", '
+        '"players": [{"id": "a"}, {"id": "b"}], "winner": "a"}\n'
+    )
+    monkeypatch.setenv("RATINGS_LADDERS_FILE", str(ladders))
+
+    ran = run(capsys, "replay", games, "--ladder", "chess", "--output", tmp_path / "out.jsonl")
+    refused = run(capsys, "replay", games, "--ladder", "backgammon")
+    ladders.write_text(json.dumps({"ladders": [{**chess, "version": "2.0"}]}))
+    broken = run(capsys, "replay", games, "--ladder", "chess")
+
+    assert ran.code == 0, ran.err
+    (result,) = read_jsonl(tmp_path / "out.jsonl")
+    assert [(p["rating_before"], p["delta"]) for p in result["players"]] == [
+        (1500, 20),
+        (1500, -20),
+    ]
+    assert refused.code == 2
+    assert "--ladder must be one of chess" in refused.err
+    assert broken.code == 2
+    assert f'{ladders}: ladder "chess" (ladders[0]): version must be one of 1.0' in broken.err

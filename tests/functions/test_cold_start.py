@@ -10,6 +10,7 @@ serves only documentation (pydantic, Powertools' validation and OpenAPI models) 
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -166,3 +167,40 @@ def test_every_log_line_carries_the_invocations_trace_id() -> None:
     assert trace_ids == {"1-67490000-0123456789abcdef01234567"}  # the Root of _X_AMZN_TRACE_ID
     loaded = {name.split(".")[0] for name in json.loads(modules)}
     assert loaded & TRACING_SDKS == set()
+
+
+@pytest.mark.parametrize("function", ["api", "games_queue", "refresh_standings"])
+def test_a_ladders_file_that_cannot_work_fails_the_cold_start(
+    tmp_path: Path, function: str
+) -> None:
+    path = tmp_path / "ladders.json"
+    path.write_text('{"ladders": [{"id": "chess", "ruleset": "classic", "version": "2.0"}]}')
+    handler = ROOT / "functions" / function / "app.py"
+
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_HANDLER + "print('imported')", str(handler)],
+        capture_output=True,
+        text=True,
+        env={**BASE_ENV, "RATINGS_LADDERS_FILE": str(path)},
+        check=False,
+    )
+
+    # The import fails, before any request: Lambda reports it as the init's error.
+    assert result.returncode == 1
+    assert "imported" not in result.stdout
+    assert result.stderr.strip().splitlines()[-1] == (
+        f'ratings.rules.ladder_config.LadderConfigError: {path}: ladder "chess" (ladders[0]): '
+        'version must be one of 1.0 (classic\'s published versions), got "2.0"'
+    )
+
+
+def test_the_cold_start_serves_the_ladders_file_it_is_given(tmp_path: Path) -> None:
+    path = tmp_path / "ladders.json"
+    path.write_text('{"ladders": [{"id": "chess", "ruleset": "classic", "version": "1.0"}]}')
+    snippet = "print(json.dumps(module.lambda_handler(json.loads(sys.argv[2]), Context())['body']))"
+
+    # A ladder that is not in the file is unknown (404 naming the file's), with no table read.
+    event = rest_event("GET", "/v1/ladders/backgammon/leaderboard")
+    body = run_fresh(snippet, "api", {"RATINGS_LADDERS_FILE": str(path)}, event)
+
+    assert json.loads(body)["error"]["message"].endswith("ladders: chess")

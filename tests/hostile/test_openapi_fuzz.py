@@ -38,9 +38,12 @@ from schemathesis.specs.openapi.checks import (
 from support.http import API_KEY, MODERATION_KEY, Reply, assert_error, send
 from support.stack import fuzz_settings, table_digest, wait_for
 
-from ratings.wiring import LADDERS
+from ratings.rules.ladder_config import load_ladders
 from ratings_local.stack import DEFAULT_TEMPLATE, LocalStack
 from ratings_local.template import read_stack
+
+#: The ladders the stack runs: the layer's own ladders.json.
+LADDERS = load_ladders()
 
 pytestmark = [
     pytest.mark.xdist_group("local_stack"),

@@ -1,5 +1,6 @@
 """What `make build` leaves in .aws-sam/build is what deploys: the locked versions in the layer,
-and every module compiled to bytecode that the zip's timestamps cannot invalidate.
+the ladders file, and every module compiled to bytecode that the zip's timestamps cannot
+invalidate.
 
 Checked when a build is there; `make test` builds first and sets RATINGS_REQUIRE_BUILD=1, so
 there a missing build fails instead of skipping."""
@@ -56,6 +57,13 @@ def test_the_layer_holds_only_pure_python_or_arm64_binaries_for_python_3_13() ->
     for tag in tags:
         assert tag.endswith("-none-any") or ("cp313" in tag and "aarch64" in tag), tag
     assert all(name.endswith(".cpython-313-aarch64-linux-gnu.so") for name in extensions)
+
+
+def test_the_layer_ships_the_ladders_file_beside_the_package() -> None:
+    # Where ratings.rules.ladder_config looks for it: /opt/python/ratings/ladders.json.
+    shipped = LAYER / "ratings" / "ladders.json"
+
+    assert shipped.read_bytes() == (ROOT / "layers" / "ratings" / "ladders.json").read_bytes()
 
 
 @pytest.mark.parametrize(

@@ -4,14 +4,15 @@ A ruleset (`Ruleset`) owns everything particular to it: its formula and paramete
 expected score, the fields it adds to a game and their checks (declared with
 `ratings.declare.kinds`), and what it
 explains. `parse_game` checks a submitted body against a ruleset once, `ruleset.rate(game)`
-rates it; `unranked_reason` decides whether a game rates at all; `DEFAULT_LADDERS` maps
-ladder ids to their ruleset and podium bonuses.
+rates it; `unranked_reason` decides whether a game rates at all. A deployment's ladders (each
+ladder's ruleset, parameters, games' shape, podium bonuses and seasons) come from the file
+ladders.json (`ratings.rules.ladder_config`); `DEFAULT_LADDERS` is what it holds as shipped.
 """
 
 from ratings.declare.kinds import InvalidInput
 from ratings.rules.classic import Classic
 from ratings.rules.gammon42 import Gammon42, cube_coefficient
-from ratings.rules.ladders import DEFAULT_LADDERS, PODIUM_BONUSES, Ladder, ruleset_named
+from ratings.rules.ladders import DEFAULT_LADDERS, PODIUM_BONUSES, Ladder, Span, ruleset_named
 from ratings.rules.model import (
     MODES,
     UNRANKED_REASONS,
@@ -43,6 +44,7 @@ __all__ = [
     "Ruleset",
     "Sedma",
     "SedmaStats",
+    "Span",
     "cube_coefficient",
     "game_body",
     "parse_game",

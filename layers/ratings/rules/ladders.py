@@ -1,8 +1,11 @@
-"""Ladders: which ruleset, version and parameters each rating pool runs, and its podium bonuses."""
+"""Ladders: which ruleset, version and parameters each rating pool runs, the shape of its
+games, its podium bonuses and its seasons. A deployment's ladders come from ladders.json
+(`ratings.rules.ladder_config`); `DEFAULT_LADDERS` is what that file holds as shipped."""
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from ratings.declare.kinds import InvalidInput
 from ratings.rules import classic, gammon42, sedma
@@ -15,15 +18,36 @@ from ratings.rules.sedma import Sedma
 #: Bonuses of a public tournament's podium, for places 1, 2 and 3.
 PODIUM_BONUSES = (50, 25, 15)
 
-#: One endless season: a ladder that never opted into seasons.
-ENDLESS = SeasonPlan()
-
 #: Every version of every ruleset, by ruleset name then version.
 RULESET_VERSIONS: Mapping[str, Mapping[str, Ruleset]] = {
     gammon42.NAME: gammon42.VERSIONS,
     sedma.NAME: {"1.0": Sedma()},
     classic.NAME: {"1.0": Classic()},
 }
+
+
+class Span(NamedTuple):
+    """A count from `min` to `max`, both included."""
+
+    min: int
+    max: int
+
+    def covers(self, other: "Span") -> bool:
+        return self.min <= other.min and other.max <= self.max
+
+    def words(self, noun: str) -> str:
+        """In words, as "2 sides" or "1 to 4 players": `noun` is plural, made singular for
+        exactly 1."""
+        if self.min == self.max:
+            return f"{self.min} {noun[:-1] if self.min == 1 else noun}"
+        return f"{self.min} to {self.max} {noun}"
+
+
+#: The only shape of game every ruleset rates so far: two sides of one player each.
+TWO_SIDES = Span(2, 2)
+ONE_PLAYER = Span(1, 1)
+#: A ladder that never opts in to seasons: one endless season.
+NO_SEASONS = SeasonPlan()
 
 
 @dataclass(frozen=True)
@@ -34,7 +58,10 @@ class Ladder:
     ruleset: Ruleset
     podium_bonuses: tuple[int, ...] = PODIUM_BONUSES
     #: Its seasons: the schedule, the reset and what a season's leaderboard asks.
-    season: SeasonPlan = ENDLESS
+    season: SeasonPlan = NO_SEASONS
+    #: How many sides a game of the ladder has, and how many players each side.
+    sides: Span = TWO_SIDES
+    players_per_side: Span = ONE_PLAYER
 
     @property
     def starting_rating(self) -> int:
@@ -63,13 +90,29 @@ class Ladder:
             )
         if version == self.ruleset.version:
             return self.ruleset
-        # Keep the ladder's own starting rating; the formula is the other version's.
+        # The formula is the other version's; the ladder's own parameters are kept.
         published: Any = versions[version]  # every ruleset is a frozen dataclass
-        changed: Ruleset = replace(published, starting_rating=self.starting_rating)
+        changed: Ruleset = replace(published, **self._own_parameters(published))
         return changed
 
+    def _own_parameters(self, other: Any) -> dict[str, object]:
+        """The ladder's starting rating, and each parameter it sets apart from its own
+        published version (ladders.json's `parameters`) where `other` has the same value as
+        that version: what a version defines (gammon42's divisor) stays the other version's."""
+        own: Any = self.ruleset
+        base: Any = self.versions.get(own.version, own)
+        kept: dict[str, object] = {"starting_rating": self.starting_rating}
+        for field in dataclasses.fields(own):
+            if not field.init or field.name == "version":
+                continue
+            mine, published = getattr(own, field.name), getattr(base, field.name)
+            if mine != published and getattr(other, field.name) == published:
+                kept[field.name] = mine
+        return kept
 
-#: The default deployment's ladders.
+
+#: The ladders of ladders.json as shipped, for the code that runs without the file (tests,
+#: benchmarks); tests/unit/test_ladder_config.py holds the two equal.
 DEFAULT_LADDERS: Mapping[str, Ladder] = {
     "backgammon": Ladder("backgammon", Gammon42()),
     "sedma": Ladder("sedma", Sedma()),

@@ -41,6 +41,13 @@ class ErrorBody(NamedTuple):
 # Ladders ------------------------------------------------------------------------------------
 
 
+class Between(NamedTuple):
+    """A count's bounds, both included."""
+
+    min: Annotated[int, POSITIVE]
+    max: Annotated[int, POSITIVE]
+
+
 class LadderDescription(NamedTuple):
     id: Annotated[str, ID]
     ruleset: Annotated[str, Ruled(lambda context: {"enum": sorted(rulesets_of(context))})]
@@ -48,6 +55,8 @@ class LadderDescription(NamedTuple):
     starting_rating: int
     podium_bonuses: list[int]
     parameters: Annotated[Mapping[str, object], Json({"type": "object"})]
+    sides: Annotated[Between, Doc("How many sides a game of the ladder has")]
+    players_per_side: Annotated[Between, Doc("How many players each side has")]
     season: Annotated[SeasonDescription, Doc("the ladder's current season")]
 
 
@@ -56,8 +65,8 @@ class LadderList(NamedTuple):
 
     @classmethod
     def of(cls, ladders: Mapping[str, Ladder], seasons: Mapping[str, Season]) -> "LadderList":
-        """The ladders, their rulesets and parameters (configuration), and the season each is
-        in (`seasons`, by ladder id)."""
+        """The ladders, their rulesets and parameters, the shape of their games
+        (configuration: ladders.json), and the season each is in (`seasons`, by ladder id)."""
         return cls(
             [
                 LadderDescription(
@@ -67,6 +76,8 @@ class LadderList(NamedTuple):
                     starting_rating=ladder.starting_rating,
                     podium_bonuses=list(ladder.podium_bonuses),
                     parameters=dict(ladder.ruleset.parameters()),
+                    sides=Between(*ladder.sides),
+                    players_per_side=Between(*ladder.players_per_side),
                     season=describe(
                         seasons[ladder.ladder_id], ladder.starting_rating, ladder.season.min_games
                     ),
