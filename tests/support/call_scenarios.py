@@ -4,6 +4,7 @@ different requests (new, duplicate and conflicting games, reads, links, podiums,
 sanctions and their refunds, erasures and their continuations, poison messages)."""
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,6 +25,7 @@ from support.sanctions import sanction
 
 GAMES = "/v1/ladders/backgammon/games"
 SANCTIONS = "/v1/ladders/backgammon/sanctions"
+SEASONS = "/v1/ladders/backgammon/seasons"
 ERASURE = "/v1/players/{}/erasure"
 
 
@@ -239,6 +241,34 @@ def erasure(driven: Driven) -> None:
         assert moderation("GET", ERASURE.format(player)).body["status"] == "done"
 
 
+def seasons(driven: Driven) -> None:
+    """An operator starts a season (again, and a conflict); every season read; a game that
+    brings its players into the new season (their standings frozen, their resets in their
+    histories); the past standings read; a sanction that hides them, and its lift."""
+    api, moderation = driven.api, driven.moderation
+    for number, (a, b) in enumerate([("alice", "bob"), ("carol", "dave"), ("alice", "carol")]):
+        assert api("POST", GAMES, body=recent_game(f"g-z{number}", a, b)).status == 201
+    start = {"season_id": "iam-season", "reset": {"kind": "soft", "squish": 0.5}}
+    assert moderation("POST", SEASONS, body=start).status == 201
+    assert moderation("POST", SEASONS, body=start).status == 200
+    assert moderation("POST", SEASONS, body={"season_id": "iam-season"}).status == 409
+    time.sleep(2.2)  # it begins two seconds after the request
+    assert api("GET", "/v1/ladders").status == 200
+    assert api("GET", SEASONS).body["seasons"][0]["season_id"] == "iam-season"
+    assert api("GET", SEASONS + "/all-time").status == 200
+    assert api("GET", SEASONS + "/nope").status == 404
+    board = SEASONS + "/all-time/leaderboard"
+    assert api("GET", board, query={"limit": "2"}).status == 200
+    assert api("GET", "/v1/ladders/backgammon/players/alice").status == 200
+    # The first game of the season: each state reset, its standing frozen, in one write.
+    assert api("POST", GAMES, body=recent_game("g-z9", "alice", "bob")).status == 201
+    assert api("GET", board, query={"around": "alice", "limit": "3"}).status == 200
+    assert api("GET", "/v1/ladders/backgammon/players/alice/seasons").status == 200
+    assert api("GET", SEASONS + "/iam-season/leaderboard").status == 200
+    assert moderation("POST", SANCTIONS, body=sanction("s-z", "alice")).status == 202
+    assert moderation("DELETE", SANCTIONS + "/s-z").status == 200
+
+
 def poison(driven: Driven) -> None:
     """Job messages that can never succeed go to the jobs DLQ."""
     stack = driven.stack
@@ -315,6 +345,18 @@ SCENARIOS: dict[str, tuple[Callable[[Driven], None], set[str], set[tuple[str, st
         {
             (WORKER, "dynamodb:DeleteItem", TABLE),
             (WORKER, "sqs:SendMessage", "ModerationJobsQueue"),
+        },
+    ),
+    "seasons": (
+        seasons,
+        {API, MODERATION},
+        {
+            # The record of operator-started seasons, and a sanction's hidden standings.
+            (MODERATION, "dynamodb:PutItem", TABLE),
+            (MODERATION, "dynamodb:GetItem", TABLE),
+            # A player's frozen standings, read from their partition.
+            (API, "dynamodb:Query", TABLE),
+            (API, "dynamodb:PutItem", TABLE),
         },
     ),
     "poison": (poison, {WORKER}, {(WORKER, "sqs:SendMessage", "ModerationJobsDeadLetterQueue")}),
