@@ -1,12 +1,15 @@
 """Seasons on the in-memory fake: the current season from the schedule and the operators'
 starts, a player's reset and frozen standing when they next play (nothing written at the
-boundary), season boards kept as they stood, and the edges of issue "Seasons"."""
+boundary), season boards kept as they stood, the edges of issue "Seasons", and erased players
+kept on the boards of ended seasons under their pseudonyms."""
 
 import random
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from support.erasure import erase, mentions, work_jobs
 from support.games import FixedClock, game, ts
 from support.jobs import RecordingJobQueue
 
@@ -15,6 +18,8 @@ from ratings.rules.model import round_half_away
 from ratings.rules.seasons import Reset, SeasonPlan
 from ratings.service.errors import NotFound, NotRanked, SeasonConflict
 from ratings.service.facade import RatingService
+from ratings.service.player import FrozenStanding, Player
+from ratings.service.stored import Pseudonymized
 from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage
 
@@ -39,13 +44,15 @@ def clock() -> FixedClock:
 
 
 @pytest.fixture
-def service(storage: InMemoryStorage, clock: FixedClock) -> RatingService:
+def service(
+    storage: InMemoryStorage, clock: FixedClock, job_queue: RecordingJobQueue
+) -> RatingService:
     return RatingService(
         storage,
         LADDERS,
         clock=clock,
         retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(5)),
-        job_queue=RecordingJobQueue(),
+        job_queue=job_queue,
     )
 
 
@@ -415,3 +422,140 @@ def test_an_ended_seasons_size_is_counted_once_after_it_settles(
     assert ended["players"] == 4  # two frozen, two still in November's states
     standings = service.get_player_seasons("monthly", "carol")["seasons"]
     assert [(s["season_id"], s["of"]) for s in standings] == [("2026-11", 4)]
+
+
+def november_then_december(service: RatingService, clock: FixedClock) -> list[Any]:
+    """November (alice beats bob three times, carol beats dave), then December: alice plays
+    again (her November standing frozen), bob does not (his state still in November). The
+    November board as it stood."""
+    november(service)
+    service.submit_game("monthly", game("g-nov", "alice", "bob"))
+    november_board = board(service, "monthly", "2026-11")
+    assert [row[1] for row in november_board] == ["alice", "carol", "dave", "bob"]
+    clock.set(DEC_1 + timedelta(hours=1))
+    service.submit_game("monthly", game("g-dec", "alice", "erin"))
+    return november_board
+
+
+def pseudonyms(service: RatingService) -> dict[str, str]:
+    """alice's and bob's pseudonyms, as their games name them once erased."""
+    alice = service.get_game("monthly", "g-dec")["players"][0]["id"]
+    bob = service.get_game("monthly", "g-nov")["players"][1]["id"]
+    assert alice.startswith("erased-")
+    assert bob.startswith("erased-")
+    assert alice != bob
+    return {"alice": alice, "bob": bob}
+
+
+def test_erased_players_keep_their_final_standings_in_ended_seasons_under_pseudonyms(
+    service: RatingService,
+    storage: InMemoryStorage,
+    clock: FixedClock,
+    job_queue: RecordingJobQueue,
+) -> None:
+    november_board = november_then_december(service, clock)
+    assert ("monthly", "alice", "2026-11") in storage.frozen
+    assert ("monthly", "bob", "2026-11") not in storage.frozen
+
+    for player_id in ("alice", "bob"):
+        assert erase(service, job_queue, player_id)["status"] == "done"
+
+    names = pseudonyms(service)
+    # The same ranks, ratings and games, under the pseudonyms; nothing under the ids.
+    assert board(service, "monthly", "2026-11") == [
+        (rank, names.get(pid, pid), *rest) for rank, pid, *rest in november_board
+    ]
+    for player_id, pseudonym in names.items():
+        assert service.get_player_seasons("monthly", player_id)["seasons"] == []
+        (standing,) = service.get_player_seasons("monthly", pseudonym)["seasons"]
+        rank, _, rating_then, games_then = next(r for r in november_board if r[1] == player_id)
+        assert (standing["season_id"], standing["rank"], standing["rating"]) == (
+            "2026-11",
+            rank,
+            rating_then,
+        )
+        assert standing["ranked_games"] == games_then
+    # From the live board they are gone, under either name.
+    assert [row[1] for row in board(service, "monthly")] == ["erin"]
+    assert mentions(storage, "alice", "bob") == []
+
+
+def test_a_sanctioned_players_standings_stay_hidden_under_the_pseudonyms_until_lifted(
+    service: RatingService,
+    storage: InMemoryStorage,
+    clock: FixedClock,
+    job_queue: RecordingJobQueue,
+) -> None:
+    november_board = november_then_december(service, clock)
+    for number, player_id in enumerate(("alice", "bob")):
+        sanction = {"sanction_id": f"s-{number}", "player_id": player_id, "reason": "cheating"}
+        service.sanction_player("monthly", sanction)
+    work_jobs(service, job_queue)  # the refunds
+
+    for player_id in ("alice", "bob"):
+        erase(service, job_queue, player_id)
+
+    names = pseudonyms(service)
+    assert [row[1] for row in board(service, "monthly", "2026-11")] == ["carol", "dave"]
+    hidden = {standing.player_id for standing in storage.frozen.values() if standing.hidden}
+    assert hidden == set(names.values())
+    assert mentions(storage, "alice", "bob") == []
+
+    # The sanctions name the pseudonyms now: lifted, they show the standings again.
+    for number in range(2):
+        service.lift_sanction("monthly", f"s-{number}")
+
+    assert board(service, "monthly", "2026-11") == [
+        (rank, names.get(pid, pid), *rest) for rank, pid, *rest in november_board
+    ]
+
+
+def test_an_erasure_redone_after_a_crash_keeps_each_standing_once(
+    service: RatingService,
+    storage: InMemoryStorage,
+    clock: FixedClock,
+    job_queue: RecordingJobQueue,
+) -> None:
+    november_board = november_then_december(service, clock)
+    erasures = storage.erasures
+    pseudonymize, delete_states = erasures.pseudonymize, erasures.delete_states
+    crashed: list[tuple[FrozenStanding, ...]] = []
+
+    def crash_once(standings: Sequence[FrozenStanding]) -> None:
+        if standings and tuple(standings) not in crashed:
+            crashed.append(tuple(standings))
+            raise RuntimeError("the worker stopped after the write, before saving the job")
+
+    def crashing_pseudonymize(ladder: str, rewrite: Pseudonymized) -> None:
+        pseudonymize(ladder, rewrite)
+        crash_once(rewrite.standings)
+
+    def crashing_delete_states(
+        players: Sequence[Player], standings: Sequence[FrozenStanding] = ()
+    ) -> None:
+        delete_states(players, standings)
+        crash_once(standings)
+
+    erasures.pseudonymize = crashing_pseudonymize  # type: ignore[method-assign]
+    erasures.delete_states = crashing_delete_states  # type: ignore[method-assign]
+    for player_id in ("alice", "bob"):
+        service.request_erasure(player_id)
+        while job_queue.sent:
+            try:
+                work_jobs(service, job_queue)
+            except RuntimeError:
+                service.request_erasure(player_id)  # the message comes back
+
+    # alice's frozen standing moved by a page, bob's state's left by the last step: each
+    # write was made, its step redone, and each standing is there once.
+    assert [[s.season_id for s in standings] for standings in crashed] == [
+        ["2026-11"],
+        ["2026-11"],
+    ]
+    names = pseudonyms(service)
+    assert board(service, "monthly", "2026-11") == [
+        (rank, names.get(pid, pid), *rest) for rank, pid, *rest in november_board
+    ]
+    erased = [key for key in storage.frozen if key[1].startswith("erased-")]
+    assert sorted(erased) == sorted(("monthly", pid, "2026-11") for pid in names.values())
+    assert mentions(storage, "alice", "bob") == []

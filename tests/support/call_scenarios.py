@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 
 from ratings import wiring
+from ratings.rules.seasons import ALL_TIME
 from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import RetryPolicy
+from ratings.storage.dynamodb.layout import RatingsItem, StandingItem, standing_sort_key
 from support.aws_calls import RecordedFunction
 from support.faults import mentions
-from support.games import recent_game, recent_podium
+from support.games import game, parse_ts, recent_game, recent_podium
 from support.handlers import Api, LambdaContext, Stack
 from support.lambda_events import scheduled_event, sqs_event
 from support.queues import drain_bodies
@@ -27,6 +29,7 @@ GAMES = "/v1/ladders/backgammon/games"
 SANCTIONS = "/v1/ladders/backgammon/sanctions"
 SEASONS = "/v1/ladders/backgammon/seasons"
 ERASURE = "/v1/players/{}/erasure"
+SEASONS = "/v1/ladders/backgammon/seasons"
 
 
 @dataclass
@@ -219,8 +222,10 @@ def sanctions(driven: Driven) -> None:
 
 def erasure(driven: Driven) -> None:
     """Erasures requested (pending, done at once, refused) and read: of a sanction's victim
-    and of the sanctioned player; the worker's job steps, over invocations that run out of
-    time and queue their continuation."""
+    and of the sanctioned player, after a season an operator started: the sanctioned player
+    played again (their standing of the season before frozen, hidden), the victim did not
+    (their state still in it). The worker's job steps, over invocations that run out of time
+    and queue their continuation, store both standings under pseudonyms."""
     api, moderation = driven.api, driven.moderation
     for number in range(3):
         body = recent_game(f"g-e{number}", "mallory", "erin" if number else "eve")
@@ -230,6 +235,12 @@ def erasure(driven: Driven) -> None:
     assert api("POST", "/v1/identities/link", body=link).status == 200
     assert moderation("POST", SANCTIONS, body=sanction("s-e")).status == 202
     assert driven.work_jobs() == 1  # erin's and eve's refunds
+    started = moderation("POST", SEASONS, body={"season_id": "after-iam"})
+    assert started.status == 201
+    wait = parse_ts(started.body["starts_at"]) - datetime.now(UTC)
+    time.sleep(max(wait.total_seconds(), 0) + 0.05)  # it begins a moment after the request
+    # Played at receipt, in the new season: mallory's state leaves all-time, frozen there.
+    assert api("POST", GAMES, body=game("g-e-next", "mallory", "eve")).status == 201
     assert moderation("POST", ERASURE.format("anon-7")).status == 409
     assert moderation("POST", ERASURE.format("nobody")).status == 200
     for player in ("erin", "mallory"):
@@ -239,6 +250,15 @@ def erasure(driven: Driven) -> None:
     assert driven.work_jobs(remaining_millis=18_000, shrinking=True) > 2
     for player in ("erin", "mallory"):
         assert moderation("GET", ERASURE.format(player)).body["status"] == "done"
+    # Read outside any handler: mallory's frozen standing moved (hidden), and erin's from her
+    # state, both under pseudonyms; eve's own beside them.
+    frozen = wiring.storage().table.scan(RatingsItem.sk == standing_sort_key(ALL_TIME))
+    standings = sorted(
+        (item.player_id.startswith("erased-"), item.player_id == "eve", item.hidden is True)
+        for item in frozen
+        if isinstance(item, StandingItem)
+    )
+    assert standings == [(False, True, False), (True, False, False), (True, False, True)]
 
 
 def seasons(driven: Driven) -> None:

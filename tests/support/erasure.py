@@ -70,6 +70,7 @@ def stored_texts(storage: Storage) -> Iterator[str]:
         {key: sorted(value) for key, value in storage.awards.items() if value},
         storage.sanction_tables.decisions,
         {key: sorted(value) for key, value in storage.sanction_tables.pointers.items() if value},
+        storage.frozen,
     ]
     for table in tables:
         for key, value in table.items():

@@ -24,7 +24,7 @@ nothing changes, so the caller reads again and retries.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ratings.service import stored
@@ -273,16 +273,26 @@ class ErasureStore(ABC):
     @abstractmethod
     def pseudonymize(self, ladder: str, rewrite: stored.Pseudonymized) -> None:
         """Store all of `rewrite` at once (at most 100 items), or nothing: WriteConflict
-        when a game or tournament moved past the revision read, or an event is gone."""
+        when a game or tournament moved past the revision read, an event is gone, or a frozen
+        standing deleted is no longer as read (hidden or shown meanwhile)."""
 
     @abstractmethod
     def unlink(self, links: Sequence[stored.Link]) -> None:
         """Delete both sides of each link (those already gone are no matter)."""
 
     @abstractmethod
-    def delete_states(self, players: Sequence[Player]) -> None:
+    def read_states(self, keys: Sequence[tuple[str, str]]) -> Mapping[tuple[str, str], Player]:
+        """The states stored at the (ladder, player id) `keys` (strongly consistent); a key
+        with none stored is left out."""
+
+    @abstractmethod
+    def delete_states(
+        self, players: Sequence[Player], standings: Sequence[FrozenStanding] = ()
+    ) -> None:
         """Delete the states together, each only while at the version given (or already
-        gone); WriteConflict (and nothing deleted) when one moved."""
+        gone), and store `standings` with them (the final standings the states leave in
+        seasons that ended, under pseudonyms; one stored already is stored again as it is);
+        WriteConflict (and nothing changed) when one moved."""
 
 
 class JobQueue(ABC):

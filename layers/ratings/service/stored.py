@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 from ratings.declare.answers import JsonObject, Key, json_of
 from ratings.rules import InvalidInput
 from ratings.rules.ranking import RatingHistogram
-from ratings.service.player import Player
+from ratings.service.player import FrozenStanding, Player
 
 if TYPE_CHECKING:
     from ratings.service.seasons import SeasonStarts
@@ -230,22 +230,26 @@ def erasure_id(player_id: str) -> str:
 
 #: The kind of a player's pointer to a tournament whose awards name them (`PlayerItem.kind`).
 AWARD_POINTER = "award"
+#: The kind of a player's standing frozen in a season they left (`PlayerItem.kind`).
+FROZEN_STANDING = "standing"
 
 
 class PlayerItem(NamedTuple):
     """One item of a player's own records in a ladder, as an erasure reads them: a history
-    event (`event`), a pointer to a tournament whose awards name the player, or any other
-    item stored under the player (which the erasure deletes as it is)."""
+    event (`event`), a pointer to a tournament whose awards name the player, a standing
+    frozen in a season (`standing`), or any other item stored under the player (which the
+    erasure deletes as it is)."""
 
     ladder: str
     player_id: str
-    #: GAME_EVENT, PODIUM_EVENT, AWARD_POINTER, or the stored item's own kind.
+    #: GAME_EVENT, PODIUM_EVENT, AWARD_POINTER, FROZEN_STANDING, or the stored item's own kind.
     kind: str
-    #: The game's or tournament's id (empty for other items).
+    #: The game's or tournament's id, the season's id of a standing (empty for other items).
     ref_id: str
     #: The storage's own name of the item within the player's records (what deletes it).
     key: str
     event: "PlayerEvent | None" = None
+    standing: FrozenStanding | None = None
 
 
 class ErasedIdentity(NamedTuple):
@@ -278,9 +282,12 @@ class References(NamedTuple):
 class Pseudonymized(NamedTuple):
     """One step of an erasure's rewriting, stored all at once or not at all: others' records
     with pseudonyms for the ids (each game and tournament over the revision it read, each
-    event only while it exists), and the player's own items deleted."""
+    event only while it exists), the player's frozen standings stored again under their
+    pseudonyms, and the player's own items deleted (a frozen standing only while as read)."""
 
     games: Sequence[StoredGame]
     tournaments: Sequence[StoredTournament]
     events: Sequence[PlayerEvent]
     deleted: Sequence[PlayerItem]
+    #: The standings of `deleted`, each with the pseudonym as its player id.
+    standings: Sequence[FrozenStanding] = ()

@@ -3,16 +3,17 @@
 Like the DynamoDB adapter it checks every condition of a write before changing anything.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
 from ratings.service.game_result import GAME_EVENT
-from ratings.service.player import Player
+from ratings.service.player import FrozenStanding, Player
 from ratings.service.ports import ErasureStore
 from ratings.service.sanction_records import SANCTION_POINTER
 from ratings.service.stored import (
     AWARD_POINTER,
+    FROZEN_STANDING,
     ErasedIdentity,
     EventKey,
     Job,
@@ -42,6 +43,7 @@ class InMemoryErasures(ErasureStore):
                 (ladder, player_id) in tables.states
                 or tables.events.get((ladder, player_id))
                 or tables.awards.get((ladder, player_id))
+                or any(key[:2] == (ladder, player_id) for key in tables.frozen)
                 for ladder in ladders
             )
 
@@ -97,6 +99,18 @@ class InMemoryErasures(ErasureStore):
             items += [
                 PlayerItem(ladder, player_id, SANCTION_POINTER, sid, f"sanction:{sid}")
                 for sid in sorted(tables.sanction_tables.pointers.get((ladder, player_id), ()))
+            ]
+            items += [
+                PlayerItem(
+                    ladder,
+                    player_id,
+                    FROZEN_STANDING,
+                    season_id,
+                    f"standing:{season_id}",
+                    standing=standing,
+                )
+                for (of_ladder, pid, season_id), standing in sorted(tables.frozen.items())
+                if (of_ladder, pid) == (ladder, player_id)
             ]
             items += [
                 PlayerItem(
@@ -157,6 +171,11 @@ class InMemoryErasures(ErasureStore):
                     for held_event in tables.events.get((ladder, event.player_id), [])
                 ):
                     raise WriteConflict(event.player_id)
+            for item in rewrite.deleted:
+                if item.kind == FROZEN_STANDING and item.standing is not None:
+                    held_standing = tables.frozen.get(_frozen_key(item.standing))
+                    if held_standing is None or held_standing.hidden != item.standing.hidden:
+                        raise WriteConflict(item.player_id)  # hidden or shown meanwhile
             for game in rewrite.games:
                 tables.games[(ladder, game.game_id)] = game._replace(revision=game.revision + 1)
             for tournament in rewrite.tournaments:
@@ -169,12 +188,16 @@ class InMemoryErasures(ErasureStore):
                     event if _event_key(held_event) == _event_key(event) else held_event
                     for held_event in held_events
                 ]
+            for standing in rewrite.standings:
+                tables.frozen[_frozen_key(standing)] = standing
             for item in rewrite.deleted:
                 if item.kind == AWARD_POINTER:
                     tables.awards.get((ladder, item.player_id), set()).discard(item.ref_id)
                 elif item.kind == SANCTION_POINTER:
                     pointers = tables.sanction_tables.pointers
                     pointers.get((ladder, item.player_id), set()).discard(item.ref_id)
+                elif item.kind == FROZEN_STANDING:
+                    tables.frozen.pop((ladder, item.player_id, item.ref_id), None)
                 else:
                     held_events = tables.events.get((ladder, item.player_id), [])
                     held_events[:] = [e for e in held_events if _event_key(e) != item.key]
@@ -188,7 +211,14 @@ class InMemoryErasures(ErasureStore):
                 if tables.absorbed.get(link.account_id) == link.anonymous_id:
                     del tables.absorbed[link.account_id]
 
-    def delete_states(self, players: Sequence[Player]) -> None:
+    def read_states(self, keys: Sequence[tuple[str, str]]) -> Mapping[tuple[str, str], Player]:
+        tables = self._tables
+        with tables.lock:
+            return {key: tables.states[key] for key in keys if key in tables.states}
+
+    def delete_states(
+        self, players: Sequence[Player], standings: Sequence[FrozenStanding] = ()
+    ) -> None:
         tables = self._tables
         with tables.lock:
             for player in players:
@@ -197,9 +227,15 @@ class InMemoryErasures(ErasureStore):
                     raise WriteConflict(player.player_id)
             for player in players:
                 tables.states.pop((player.ladder, player.player_id), None)
+            for standing in standings:
+                tables.frozen[_frozen_key(standing)] = standing
             for player in players:
                 if not tables.events.get((player.ladder, player.player_id)):
                     tables.events.pop((player.ladder, player.player_id), None)
+
+
+def _frozen_key(standing: FrozenStanding) -> tuple[str, str, str]:
+    return (standing.ladder, standing.player_id, standing.season_id)
 
 
 def _event_key(event: PlayerEvent) -> str:

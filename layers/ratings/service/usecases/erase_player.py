@@ -10,12 +10,20 @@ The phases, each made of idempotent steps:
    over the states it read, so nothing read before the mark lands after it.
 2. pages: page by page through each id's own items in each ladder, expired ones included:
    a game's record and the opponent's event of it get the pseudonyms, so does a tournament
-   whose awards name the player; then the player's own items are deleted, all in one write
-   per page. Sanctions of the player and refunds paid to them get their pseudonyms first
-   (`erase_sanctions`). Deleted items are gone, so every step starts at the id's first item left.
+   whose awards name the player, and each standing the player left frozen in a season is
+   stored again under the pseudonym (it stays on that season's leaderboard, as it stood);
+   then the player's own items are deleted, all in one write per page. Sanctions of the
+   player and refunds paid to them get their pseudonyms first (`erase_sanctions`). Deleted
+   items are gone, so every step starts at the id's first item left.
 3. unlink: both sides of the identity link are deleted.
 4. states: the marked states are deleted (only while as marked: a write that slipped in
-   sends the job back to phase 1), and the job keeps nothing but its dates.
+   sends the job back to phase 1), each with, when it is still in a season that has ended
+   (the player has not played since) and stood on that season's leaderboard, its final
+   standing there frozen under the pseudonym, in the same write; and the job keeps nothing
+   but its dates.
+
+So an erased player stays in the final standings of every season that ended, under their
+pseudonym, and in none under their id; from the live leaderboard they are gone.
 """
 
 from __future__ import annotations
@@ -29,12 +37,13 @@ from ratings.service import pseudonyms
 from ratings.service.errors import WriteConflict
 from ratings.service.game_result import GAME_EVENT
 from ratings.service.jobs import JobKind
-from ratings.service.player import Player
+from ratings.service.player import FrozenStanding, Player
 from ratings.service.ports import ErasureStore
 from ratings.service.results import PODIUM_EVENT
 from ratings.service.stored import (
     AWARD_POINTER,
     ERASURE,
+    FROZEN_STANDING,
     EventKey,
     Job,
     Link,
@@ -50,11 +59,14 @@ from ratings.service.usecases.erase_sanctions import SanctionPseudonyms
 from ratings.service.usecases.request_erasure import FIRST_PHASE, new_pseudonym
 
 if TYPE_CHECKING:
+    from ratings.rules.seasons import Season
     from ratings.service.facade import Context
 
 PAGES, UNLINK, STATES = "pages", "unlink", "states"
-#: Own items rewritten and deleted a step: with a game record and an opponent's event each,
-#: at most 75 items of a write, below DynamoDB's 100 a transaction.
+#: Own items rewritten and deleted a step: at most 3 items of a write each (a game event: the
+#: game's record, the opponent's event and its delete; a frozen standing: its copy under the
+#: pseudonym and its delete; a podium event or award pointer: the tournament's record and its
+#: delete), so at most 75 items, below DynamoDB's 100 a transaction.
 PAGE_SIZE = 25
 
 
@@ -141,12 +153,56 @@ class ErasePlayer(JobKind):
             Player(ladder, player_id, 0, version=version, erasing=True)
             for ladder, player_id, version in job.details["marked"]
         ]
+        names: Mapping[str, str] = job.details["names"]
+        states = self.erasures.read_states([(p.ladder, p.player_id) for p in marked])
+        standings = []
+        for player in marked:
+            state = states.get((player.ladder, player.player_id))
+            # None: deleted already (the step is done again); moved: the delete refuses it.
+            if state is not None and state.version == player.version:
+                standing = self._final_standing(state, names[player.player_id])
+                if standing is not None:
+                    standings.append(standing)
         try:
-            self.erasures.delete_states(marked)
+            self.erasures.delete_states(marked, standings)
         except WriteConflict:
             # Something wrote a marked state (and maybe items with it): start over.
             return job.advanced(Progress(FIRST_PHASE))
         return job.finished(self.context.now())
+
+    def _final_standing(self, state: Player, pseudonym: str) -> FrozenStanding | None:
+        """What the marked `state` leaves under `pseudonym` when deleted: its final standing
+        in the season it is in, when that season has ended and the player stood on its
+        leaderboard (hidden while under a sanction, as when a state leaves a season for the
+        next); None when it is in the ladder's current season (it leaves the live leaderboard
+        with the state), or did not stand."""
+        ladder = self.context.ladders.get(state.ladder)
+        if ladder is None:
+            return None
+        current = self.context.season(ladder)
+        if state.season_id == current.season_id or _began_after(state, current):
+            return None
+        # As it stood before it was marked: a state being erased stands nowhere.
+        before = state._replace(erasing=False, min_games=ladder.season.min_games)
+        if not before.stood:
+            return None
+        return FrozenStanding(
+            ladder=state.ladder,
+            player_id=pseudonym,
+            season_id=state.season_id,
+            season_start=state.season_start,
+            rating=state.rating,
+            ranked_games=state.games_in_season,
+            hidden=state.sanctioned,
+        )
+
+
+def _began_after(state: Player, current: Season) -> bool:
+    """Whether the state is in a season that began after `current` (another function's clock
+    passed a boundary this one has not yet): a season that has not ended."""
+    if state.season_start is None:
+        return False
+    return current.starts_at is None or state.season_start > current.starts_at
 
 
 def _partitions(job: Job) -> list[tuple[str, str]]:
@@ -191,4 +247,9 @@ def _rewrite(
         body: JsonObject = pseudonyms.opponent_event(event.body, names)
         if body is not event.body:
             events.append(event._replace(body=body))
-    return Pseudonymized(games, tournaments, events, list(items))
+    standings = [
+        item.standing._replace(player_id=names[item.player_id])
+        for item in items
+        if item.kind == FROZEN_STANDING and item.standing is not None
+    ]
+    return Pseudonymized(games, tournaments, events, list(items), standings)

@@ -3,17 +3,18 @@ partitions) and writes (its job record, guarded against a link; the steps' trans
 The items it touches are described in docs/table-layout.md ("Erasing a player").
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pynamodb.expressions.condition import Condition
 
 from ratings.service.errors import AlreadyLinked, AlreadyStored, WriteConflict
 from ratings.service.game_result import GAME_EVENT
-from ratings.service.player import Player
+from ratings.service.player import FrozenStanding, Player
 from ratings.service.ports import ErasureStore
 from ratings.service.sanction_records import SANCTION_POINTER
 from ratings.service.stored import (
     AWARD_POINTER,
+    FROZEN_STANDING,
     ErasedIdentity,
     EventKey,
     Job,
@@ -37,6 +38,7 @@ from ratings.storage.dynamodb.layout import (
     GameItem,
     LinkItem,
     RatingsItem,
+    StandingItem,
     StateItem,
     TournamentItem,
     event_item,
@@ -47,6 +49,8 @@ from ratings.storage.dynamodb.layout import (
     link_key,
     player_key,
     player_of,
+    standing_item,
+    standing_of,
     stored_game_of,
     stored_tournament_of,
     tournament_item,
@@ -113,8 +117,8 @@ class DynamoErasures(ErasureStore):
         transact(self._table, list(state_puts(self._table, players)))
 
     def player_items(self, ladder: str, player_id: str, limit: int) -> Sequence[PlayerItem]:
-        # The state sorts after every other item (STATE > E#..., AWARD#...): one item more
-        # than asked fills the page even when the state is among those read.
+        # The state sorts after every other item (STATE > E#..., AWARD#..., SEASON#...): one
+        # item more than asked fills the page even when the state is among those read.
         response = self._table.query(
             player_key(ladder, player_id), consistent_read=True, limit=limit + 1
         )
@@ -135,6 +139,18 @@ class DynamoErasures(ErasureStore):
             elif isinstance(item, SanctionPointerItem):
                 items.append(
                     PlayerItem(ladder, player_id, SANCTION_POINTER, item.sanction_id, item.sk)
+                )
+            elif isinstance(item, StandingItem):
+                standing = standing_of(item)
+                items.append(
+                    PlayerItem(
+                        ladder,
+                        player_id,
+                        FROZEN_STANDING,
+                        standing.season_id,
+                        item.sk,
+                        standing=standing,
+                    )
                 )
             else:
                 items.append(PlayerItem(ladder, player_id, str(item.item_type), "", item.sk))
@@ -194,10 +210,15 @@ class DynamoErasures(ErasureStore):
         operations += [
             Tx(event_item(event), EventItem.pk.exists(), WriteConflict) for event in rewrite.events
         ]
+        # Each standing under its pseudonym, its entry on its season's leaderboard with it.
+        operations += [
+            Tx(standing_item(standing, self._table.shards), None, WriteConflict)
+            for standing in rewrite.standings
+        ]
         operations += [
             Tx(
                 _keys(player_key(ladder, item.player_id), item.key),
-                None,
+                _as_read(item),
                 WriteConflict,
                 delete=True,
             )
@@ -218,7 +239,19 @@ class DynamoErasures(ErasureStore):
         if operations:
             transact(self._table, operations)
 
-    def delete_states(self, players: Sequence[Player]) -> None:
+    def read_states(self, keys: Sequence[tuple[str, str]]) -> Mapping[tuple[str, str], Player]:
+        items = self._table.batch_get(
+            [(player_key(ladder, player_id), STATE_SK) for ladder, player_id in keys]
+        )
+        return {
+            (item.ladder, item.player_id): player_of(item)
+            for item in items
+            if isinstance(item, StateItem)
+        }
+
+    def delete_states(
+        self, players: Sequence[Player], standings: Sequence[FrozenStanding] = ()
+    ) -> None:
         operations = [
             Tx(
                 _keys(player_key(player.ladder, player.player_id), STATE_SK),
@@ -228,8 +261,23 @@ class DynamoErasures(ErasureStore):
             )
             for player in players
         ]
+        # The final standings they leave, under pseudonyms (one item a pseudonym and season:
+        # nothing is ever stored twice), with their leaderboard entries.
+        operations += [
+            Tx(standing_item(standing, self._table.shards), None, WriteConflict)
+            for standing in standings
+        ]
         if operations:
             transact(self._table, operations)
+
+
+def _as_read(item: PlayerItem) -> Condition | None:
+    """What a delete of one of the player's own items holds on: a frozen standing, that it is
+    still hidden or shown as read (a sanction's lift may show it meanwhile: its copy under the
+    pseudonym must be as it is); any other item, nothing."""
+    if item.kind == FROZEN_STANDING and item.standing is not None:
+        return StandingItem.hidden == item.standing.hidden
+    return None
 
 
 def _revision_is(model: type[GameItem] | type[TournamentItem], revision: int) -> Condition:
