@@ -20,7 +20,7 @@ from pynamodb.expressions.condition import Condition
 
 from ratings.rules.ranking import board_order
 from ratings.rules.seasons import ALL_TIME
-from ratings.service.player import FrozenStanding, Player
+from ratings.service.player import FrozenStanding
 from ratings.service.ports import LeaderboardView
 from ratings.service.seasons import board_season, season_row
 from ratings.service.stored import LeaderboardRow
@@ -135,16 +135,26 @@ class DynamoLeaderboard(LeaderboardView):
             return
         ladder, season_id = board_season(board)
         keys = [(player_key(ladder, player_id), STATE_SK) for player_id in unread]
-        if season_id != ALL_TIME:
-            sort_key = standing_sort_key(season_id)
-            keys += [(player_key(ladder, player_id), sort_key) for player_id in unread]
-        states: dict[str, Player] = {}
+        states = {
+            item.player_id: player_of(item)
+            for item in self._table.batch_get(keys)
+            if isinstance(item, StateItem)
+        }
+        # A player whose state has left the season stands there by the standing they froze:
+        # read only for them (none on the board of the season running now).
+        left = [
+            player_id
+            for player_id in unread
+            if season_id != ALL_TIME
+            and (player_id not in states or states[player_id].season_id != season_id)
+        ]
         frozen: dict[str, FrozenStanding] = {}
-        for item in self._table.batch_get(keys):
-            if isinstance(item, StateItem):
-                states[item.player_id] = player_of(item)
-            elif isinstance(item, StandingItem):
-                frozen[item.player_id] = standing_of(item)
+        if left:
+            sort_key = standing_sort_key(season_id)
+            keys = [(player_key(ladder, player_id), sort_key) for player_id in left]
+            for item in self._table.batch_get(keys):
+                if isinstance(item, StandingItem):
+                    frozen[item.player_id] = standing_of(item)
         for player_id in unread:
             checked[player_id] = season_row(season_id, states.get(player_id), frozen.get(player_id))
 
