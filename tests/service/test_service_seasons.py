@@ -3,6 +3,7 @@ starts, a player's reset and frozen standing when they next play (nothing writte
 boundary), season boards kept as they stood, the edges of issue "Seasons", and erased players
 kept on the boards of ended seasons under their pseudonyms."""
 
+import json
 import random
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -11,9 +12,9 @@ from typing import Any
 import pytest
 from support.erasure import erase, mentions, work_jobs
 from support.games import FixedClock, game, ts
-from support.jobs import RecordingJobQueue
+from support.jobs import Countdown, RecordingJobQueue
 
-from ratings.rules import Classic, InvalidInput, Ladder
+from ratings.rules import Classic, Gammon42, InvalidInput, Ladder
 from ratings.rules.model import round_half_away
 from ratings.rules.seasons import Reset, SeasonPlan
 from ratings.service.errors import NotFound, NotRanked, SeasonConflict
@@ -35,6 +36,13 @@ LADDERS = {
     "hard": Ladder("hard", Classic(), season=SeasonPlan("monthly", Reset("hard"), 1, "2026-11")),
     "picky": Ladder("picky", Classic(), season=SeasonPlan("weekly", Reset(), 2, "2026-W47")),
     "endless": Ladder("endless", Classic()),
+    # gammon42 (never provisional, a 7-day window), starting at 1500.
+    "bg-monthly": Ladder(
+        "bg-monthly", Gammon42(), season=SeasonPlan("monthly", Reset("soft"), 1, "2026-11")
+    ),
+    "bg-weekly": Ladder(
+        "bg-weekly", Gammon42(), season=SeasonPlan("weekly", Reset("hard"), 1, "2026-W47")
+    ),
 }
 
 
@@ -559,3 +567,82 @@ def test_an_erasure_redone_after_a_crash_keeps_each_standing_once(
     erased = [key for key in storage.frozen if key[1].startswith("erased-")]
     assert sorted(erased) == sorted(("monthly", pid, "2026-11") for pid in names.values())
     assert mentions(storage, "alice", "bob") == []
+
+
+def test_a_refund_after_the_season_ended_goes_into_the_current_rating(
+    service: RatingService, clock: FixedClock, job_queue: RecordingJobQueue
+) -> None:
+    # mallory beats bob in November; bob does not play again.
+    play(service, "bg-monthly", "mallory", "bob")
+    play(service, "bg-monthly", "carol", "dave")
+    november_board = board(service, "bg-monthly")
+    bob_lost = 1500 - rating(service, "bg-monthly", "bob")
+    clock.set(DEC_1 + timedelta(hours=1))
+    reset = rating(service, "bg-monthly", "bob")
+
+    service.sanction_player(
+        "bg-monthly",
+        {"sanction_id": "s-1", "player_id": "mallory", "reason": "cheating", "refund_days": 30},
+    )
+    for message in job_queue.take():
+        service.run_job(json.loads(message.body()), Countdown(600))
+
+    assert service.get_sanction("bg-monthly", "s-1")["status"] == "done"
+    assert rating(service, "bg-monthly", "bob") == reset + bob_lost  # the current rating
+    # November's standings are as they stood: bob at his November rating, mallory left out.
+    assert board(service, "bg-monthly", "2026-11") == [
+        (rank, *row[1:])
+        for rank, row in enumerate((row for row in november_board if row[1] != "mallory"), start=1)
+    ]
+
+
+def test_the_seven_day_window_and_ranked_games_carry_across_seasons(
+    service: RatingService, clock: FixedClock
+) -> None:
+    clock.set(datetime(2026, 11, 22, 12, tzinfo=UTC))  # Sunday of 2026-W47
+    for _ in range(3):
+        play(service, "bg-weekly", "alice", "bob")
+    before = service.get_player("bg-weekly", "alice")
+    clock.set(datetime(2026, 11, 23, 1, tzinfo=UTC))  # Monday: 2026-W48, a hard reset
+
+    after = service.get_player("bg-weekly", "alice")
+
+    assert after["rating"] == 1500  # gammon42's starting rating
+    assert before["rating"] != 1500
+    assert after["recent_ranked_games"] == before["recent_ranked_games"] == 3
+    assert after["k"] == before["k"] == 32
+    assert after["ranked_games"] == before["ranked_games"] == 3
+    assert after["season"] == {"season_id": "2026-W48", "ranked_games": 0, "eligible": False}
+
+
+def test_an_operator_start_racing_the_schedule_and_another_start(
+    service: RatingService, storage: InMemoryStorage, clock: FixedClock
+) -> None:
+    clock.set(DEC_1 - timedelta(seconds=1))  # the schedule's boundary is 1 s away
+    store = storage.seasons
+    save = store.save_starts
+    raced: list[str] = []
+
+    def another_start_first(ladder: str, starts: Any) -> None:
+        if not raced:  # another operator's start lands between this one's read and save
+            raced.append("other")
+            service.start_season("monthly", {"season_id": "other"})
+        save(ladder, starts)
+
+    store.save_starts = another_start_first  # type: ignore[method-assign]
+    started = service.start_season("monthly", {"season_id": "mine"})
+    store.save_starts = save  # type: ignore[method-assign]
+
+    other = next(s for s in storage.season_starts["monthly"].starts if s.season_id == "other")
+    assert started.created is True
+    assert [s.season_id for s in storage.season_starts["monthly"].starts] == ["other", "mine"]
+    assert started.result["starts_at"] == ts(other.starts_at + timedelta(milliseconds=1))
+    clock.set(DEC_1 + timedelta(seconds=5))
+    listed = [(s["season_id"], s["starts_at"]) for s in service.list_seasons("monthly")["seasons"]]
+    # The schedule's December began first, the operators' seasons a second later, in order.
+    assert listed[:4] == [
+        ("mine", ts(DEC_1 + timedelta(seconds=1, milliseconds=1))),
+        ("other", ts(DEC_1 + timedelta(seconds=1))),
+        ("2026-12", ts(DEC_1)),
+        ("2026-11", ts(datetime(2026, 11, 1, tzinfo=UTC))),
+    ]
