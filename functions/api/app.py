@@ -100,7 +100,8 @@ def get_season_leaderboard(ladder: str, season_id: str) -> JsonObject:
 
 @route("GET", "/v1/ladders/{ladder}/players/{player_id}/seasons")
 def get_player_seasons(ladder: str, player_id: str) -> JsonObject:
-    return wiring.service().get_player_seasons(ladder, player_id)
+    limit, cursor = page_parameters()
+    return wiring.service().get_player_seasons(ladder, player_id, limit, cursor)
 
 
 @route("GET", "/v1/ladders/{ladder}/tournaments/{tournament_id}")

@@ -228,9 +228,9 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             "A player's final standing in each ended season they stood on the leaderboard "
             "of, newest first (none while under a sanction)",
             [parameter("player_id", "path", ID, "The player's id")],
-            "The player's past standings",
+            "One page of the player's past standings",
             ref("PastStandings"),
-            False,
+            True,
         ),
         (
             "/v1/ladders/{ladder}/tournaments/{tournament_id}",

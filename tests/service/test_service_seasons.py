@@ -646,3 +646,32 @@ def test_an_operator_start_racing_the_schedule_and_another_start(
         ("2026-12", ts(DEC_1)),
         ("2026-11", ts(datetime(2026, 11, 1, tzinfo=UTC))),
     ]
+
+
+def test_a_players_past_standings_come_a_page_at_a_time(
+    service: RatingService, clock: FixedClock
+) -> None:
+    months = [datetime(2026, month, 15, tzinfo=UTC) for month in (11, 12)]
+    months += [datetime(2027, month, 15, tzinfo=UTC) for month in (1, 2, 3)]
+    for at in months:
+        clock.set(at)
+        play(service, "monthly", "alice", "bob")
+
+    pages, cursor = [], None
+    while True:
+        page = service.get_player_seasons("monthly", "alice", limit=2, cursor=cursor)
+        pages.append([(s["season_id"], s["rank"]) for s in page["seasons"]])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+
+    # March is running: the four months before it ended, alice first in each.
+    assert pages == [[("2027-02", 1), ("2027-01", 1)], [("2026-12", 1), ("2026-11", 1)]]
+    with pytest.raises(InvalidInput):
+        service.get_player_seasons("monthly", "bob", cursor=page_cursor(service))
+
+
+def page_cursor(service: RatingService) -> str:
+    """A cursor of alice's past standings (another player's listing refuses it)."""
+    cursor: str = service.get_player_seasons("monthly", "alice", limit=1)["next_cursor"]
+    return cursor

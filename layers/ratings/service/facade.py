@@ -264,11 +264,15 @@ class RatingService:
             uow, board, self.ranking, context, ladder_id, limit, cursor, around, season_id, seasons
         )
 
-    def get_player_seasons(self, ladder_id: str, player_id: str) -> JsonObject:
+    def get_player_seasons(
+        self, ladder_id: str, player_id: str, limit: object = None, cursor: object = None
+    ) -> JsonObject:
         from ratings.service.usecases.seasons import read_player_seasons
 
-        store, uow = self.storage.seasons, self.unit_of_work()
-        return read_player_seasons(uow, store, self.ranking, self.context, ladder_id, player_id)
+        store, uow, context = self.storage.seasons, self.unit_of_work(), self.context
+        return read_player_seasons(
+            uow, store, self.ranking, context, ladder_id, player_id, limit, cursor
+        )
 
     def start_season(self, ladder_id: str, body: object) -> Submitted:
         from ratings.service.usecases.seasons import start_season

@@ -75,6 +75,7 @@ class PastStandings(NamedTuple):
     player_id: Annotated[str, ID]
     ladder: Annotated[str, ID]
     seasons: list[PastStanding]
+    next_cursor: str | None
 
 
 def describe(season: Season, starting_rating: int, min_games: int) -> SeasonDescription:

@@ -165,11 +165,16 @@ def read_player_seasons(
     context: Context,
     ladder_id: str,
     player_id: str,
+    limit: object = None,
+    cursor: object = None,
 ) -> JsonObject:
     """The player's final standing in each ended season they stood on the leaderboard of,
-    newest first: none while sanctioned (hidden from every season's standings)."""
+    newest first, a page at a time (each standing's rank is a count of its own): none while
+    sanctioned (hidden from every season's standings)."""
     ladder = context.ladder(ladder_id)
     require_id(player_id, "player_id")
+    page_size = page_limit(limit, DEFAULT_SEASON_LIMIT)
+    skip = 0 if cursor is None else _decode_standings_cursor(cursor, ladder.ladder_id, player_id)
     reads = uow.read_for_game(ladder.ladder_id, None, [player_id])
     resolved = reads.links.get(player_id, player_id)
     (player,) = players_of(uow, ladder, [resolved], reads.links, reads.states)
@@ -180,8 +185,13 @@ def read_player_seasons(
             standings.append(player.entered.frozen)  # the season just left, not stored yet
     standings = [standing for standing in standings if not standing.hidden]
     standings.sort(key=_newest_first)
+    page = standings[skip : skip + page_size]
+    next_cursor = None
+    if len(standings) > skip + page_size:
+        position = ["ps", ladder.ladder_id, player_id, skip + page_size]
+        next_cursor = cursors.encode_cursor(position)
     seasons = []
-    for standing in standings:
+    for standing in page:
         board = board_id(ladder.ladder_id, standing.season_id)
         rank = ranking.rank(board, standing.rating, standing.player_id)
         seasons.append(
@@ -194,9 +204,23 @@ def read_player_seasons(
                 ranked_games=standing.ranked_games,
             )
         )
-    return json_of(
-        PastStandings(player_id=player.player_id, ladder=ladder.ladder_id, seasons=seasons)
+    answer = PastStandings(
+        player_id=player.player_id,
+        ladder=ladder.ladder_id,
+        seasons=seasons,
+        next_cursor=next_cursor,
     )
+    return json_of(answer)
+
+
+def _decode_standings_cursor(cursor: object, ladder_id: str, player_id: str) -> int:
+    """How many of the player's standings the pages before have listed."""
+    _listing, of_ladder, of_player, listed = cursors.decode_position(cursor, "ps", 4)
+    if (of_ladder, of_player) != (ladder_id, player_id):
+        raise InvalidCursor
+    if not isinstance(listed, int) or isinstance(listed, bool) or not 0 < listed < 10**6:
+        raise InvalidCursor
+    return listed
 
 
 def _newest_first(standing: FrozenStanding) -> tuple[bool, float]:
