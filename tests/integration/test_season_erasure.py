@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from support.erasure import mentions, work_jobs
+from support.erasure import crash_after_writes_with_standings, mentions, work_jobs
 from support.games import FixedClock, game
 from support.jobs import RecordingJobQueue
 from support.services import answers_alike
@@ -17,9 +17,8 @@ from support.services import answers_alike
 from ratings.rules import Classic, Ladder
 from ratings.rules.seasons import Reset, SeasonPlan
 from ratings.service.facade import RatingService
-from ratings.service.player import FrozenStanding, Player
 from ratings.service.ports import Storage
-from ratings.service.stored import FROZEN_STANDING, PlayerItem, Pseudonymized
+from ratings.service.stored import FROZEN_STANDING, PlayerItem
 from ratings.service.unit_of_work import Retrier
 
 LADDERS = {
@@ -32,37 +31,6 @@ DECEMBER = datetime(2026, 12, 1, 1, 0, tzinfo=UTC)
 #: Erased: `FROZEN` plays again in December (their November standing frozen), `STAYED` does
 #: not (their state is still in November when erased).
 FROZEN, STAYED = "frozen-k4", "stayed-m8"
-
-
-def crash_after_writes_with_standings(storage: Storage) -> list[list[str]]:
-    """Make the erasure's writes that store standings land, then stop the worker before it
-    saves the job (once each): the step is done again from the progress saved before. The
-    seasons of the standings of each write that crashed."""
-    erasures = storage.erasures
-    pseudonymize, delete_states = erasures.pseudonymize, erasures.delete_states
-    crashed: list[list[str]] = []
-    seen: set[tuple[tuple[str, str], ...]] = set()
-
-    def crash_once(standings: Sequence[FrozenStanding]) -> None:
-        written = tuple((standing.player_id, standing.season_id) for standing in standings)
-        if written and written not in seen:
-            seen.add(written)
-            crashed.append([season_id for _pseudonym, season_id in written])
-            raise RuntimeError("the worker stopped after the write, before saving the job")
-
-    def crashing_pseudonymize(ladder: str, rewrite: Pseudonymized) -> None:
-        pseudonymize(ladder, rewrite)
-        crash_once(rewrite.standings)
-
-    def crashing_delete_states(
-        players: Sequence[Player], standings: Sequence[FrozenStanding] = ()
-    ) -> None:
-        delete_states(players, standings)
-        crash_once(standings)
-
-    erasures.pseudonymize = crashing_pseudonymize  # type: ignore[method-assign]
-    erasures.delete_states = crashing_delete_states  # type: ignore[method-assign]
-    return crashed
 
 
 def monthly_service(storage: Storage, clock: FixedClock, queue: RecordingJobQueue) -> RatingService:

@@ -5,12 +5,11 @@ kept on the boards of ended seasons under their pseudonyms."""
 
 import json
 import random
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from support.erasure import erase, mentions, work_jobs
+from support.erasure import crash_after_writes_with_standings, erase, mentions, work_jobs
 from support.games import FixedClock, game, ts
 from support.jobs import Countdown, RecordingJobQueue
 
@@ -19,8 +18,6 @@ from ratings.rules.model import round_half_away
 from ratings.rules.seasons import Reset, SeasonPlan
 from ratings.service.errors import NotFound, NotRanked, SeasonConflict
 from ratings.service.facade import RatingService
-from ratings.service.player import FrozenStanding, Player
-from ratings.service.stored import Pseudonymized
 from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage
 
@@ -525,27 +522,7 @@ def test_an_erasure_redone_after_a_crash_keeps_each_standing_once(
     job_queue: RecordingJobQueue,
 ) -> None:
     november_board = november_then_december(service, clock)
-    erasures = storage.erasures
-    pseudonymize, delete_states = erasures.pseudonymize, erasures.delete_states
-    crashed: list[tuple[FrozenStanding, ...]] = []
-
-    def crash_once(standings: Sequence[FrozenStanding]) -> None:
-        if standings and tuple(standings) not in crashed:
-            crashed.append(tuple(standings))
-            raise RuntimeError("the worker stopped after the write, before saving the job")
-
-    def crashing_pseudonymize(ladder: str, rewrite: Pseudonymized) -> None:
-        pseudonymize(ladder, rewrite)
-        crash_once(rewrite.standings)
-
-    def crashing_delete_states(
-        players: Sequence[Player], standings: Sequence[FrozenStanding] = ()
-    ) -> None:
-        delete_states(players, standings)
-        crash_once(standings)
-
-    erasures.pseudonymize = crashing_pseudonymize  # type: ignore[method-assign]
-    erasures.delete_states = crashing_delete_states  # type: ignore[method-assign]
+    crashed = crash_after_writes_with_standings(storage)
     for player_id in ("alice", "bob"):
         service.request_erasure(player_id)
         while job_queue.sent:
@@ -556,10 +533,7 @@ def test_an_erasure_redone_after_a_crash_keeps_each_standing_once(
 
     # alice's frozen standing moved by a page, bob's state's left by the last step: each
     # write was made, its step redone, and each standing is there once.
-    assert [[s.season_id for s in standings] for standings in crashed] == [
-        ["2026-11"],
-        ["2026-11"],
-    ]
+    assert crashed == [["2026-11"], ["2026-11"]]
     names = pseudonyms(service)
     assert board(service, "monthly", "2026-11") == [
         (rank, names.get(pid, pid), *rest) for rank, pid, *rest in november_board

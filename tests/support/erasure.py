@@ -2,13 +2,15 @@
 the test), and what the storage still holds of an id, whatever the item."""
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 from ratings.service.facade import RatingService
 from ratings.service.jobs import JobRun
+from ratings.service.player import FrozenStanding, Player
 from ratings.service.ports import Storage
+from ratings.service.stored import Pseudonymized
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 from support.jobs import Countdown, RecordingJobQueue
@@ -83,3 +85,34 @@ def stored_texts(storage: Storage) -> Iterator[str]:
 def mentions(storage: Storage, *ids: str) -> list[str]:
     """The stored items whose text contains one of `ids` (pick ids no other text contains)."""
     return [text for text in stored_texts(storage) if any(pid in text for pid in ids)]
+
+
+def crash_after_writes_with_standings(storage: Storage) -> list[list[str]]:
+    """Make the erasure's writes that store standings land, then stop the worker before it
+    saves the job (once each): the step is done again from the progress saved before. The
+    seasons of the standings of each write that crashed."""
+    erasures = storage.erasures
+    pseudonymize, delete_states = erasures.pseudonymize, erasures.delete_states
+    crashed: list[list[str]] = []
+    seen: set[tuple[tuple[str, str], ...]] = set()
+
+    def crash_once(standings: Sequence[FrozenStanding]) -> None:
+        written = tuple((standing.player_id, standing.season_id) for standing in standings)
+        if written and written not in seen:
+            seen.add(written)
+            crashed.append([season_id for _pseudonym, season_id in written])
+            raise RuntimeError("the worker stopped after the write, before saving the job")
+
+    def crashing_pseudonymize(ladder: str, rewrite: Pseudonymized) -> None:
+        pseudonymize(ladder, rewrite)
+        crash_once(rewrite.standings)
+
+    def crashing_delete_states(
+        players: Sequence[Player], standings: Sequence[FrozenStanding] = ()
+    ) -> None:
+        delete_states(players, standings)
+        crash_once(standings)
+
+    erasures.pseudonymize = crashing_pseudonymize  # type: ignore[method-assign]
+    erasures.delete_states = crashing_delete_states  # type: ignore[method-assign]
+    return crashed
