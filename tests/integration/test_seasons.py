@@ -264,3 +264,23 @@ def test_reads_show_the_reset_without_writing(
     assert "PutItem" not in request_counter.operations
     with pytest.raises(NotRanked):
         service.get_leaderboard("monthly", around="ann")
+
+
+def test_the_ladders_read_every_ladders_seasons_in_one_request(
+    dynamo_storage: DynamoStorage, request_counter: RequestCounter
+) -> None:
+    service = seasons_service(dynamo_storage, FixedClock(NOV))
+    service.start_season("classic", {"season_id": "launch"})
+    request_counter.reset()
+    later = seasons_service(dynamo_storage, FixedClock(NOV + timedelta(seconds=5)))
+
+    ladders = later.ladders()["ladders"]
+    again = later.ladders()["ladders"]  # within the second: nothing read
+
+    assert request_counter.operations == ["BatchGetItem"]
+    assert [ladder["season"]["season_id"] for ladder in ladders] == [
+        "2026-11",
+        "2026-W47",
+        "launch",
+    ]
+    assert again == ladders

@@ -231,6 +231,8 @@ class RatingService:
 
     def ladders(self) -> JsonObject:
         context = self.context
+        if context.seasons is not None:  # every ladder's record in one read
+            context.seasons.refresh(context.ladder_ids(), self.storage.seasons.read_starts_of)
         seasons = {
             ladder_id: context.season(ladder) for ladder_id, ladder in context.ladders.items()
         }

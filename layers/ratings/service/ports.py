@@ -105,6 +105,10 @@ class SeasonStore(ABC):
         """The ladder's record (strongly consistent); version 0 when none is stored."""
 
     @abstractmethod
+    def read_starts_of(self, ladders: Sequence[str]) -> Mapping[str, SeasonStarts]:
+        """The records of several ladders at once (one round trip), strongly consistent."""
+
+    @abstractmethod
     def save_starts(self, ladder: str, starts: SeasonStarts) -> None:
         """Store the record over the version it came from (`starts.version - 1`; none stored
         for 1); WriteConflict when another save got there first."""

@@ -90,6 +90,17 @@ class Seasons:
             self._cache[ladder_id] = (now, starts)
         return starts
 
+    def refresh(
+        self,
+        ladder_ids: Sequence[str],
+        read_many: Callable[[Sequence[str]], Mapping[str, SeasonStarts]],
+    ) -> None:
+        """Read the records of those of `ladder_ids` that are out of date, in one round trip."""
+        stale = [ladder_id for ladder_id in ladder_ids if self.stale(ladder_id)]
+        if stale:
+            for ladder_id, starts in read_many(stale).items():
+                self.learn(ladder_id, starts)
+
     def stale(self, ladder_id: str) -> bool:
         """Whether the next read of the ladder's seasons goes to the store."""
         if self._read_starts is None:

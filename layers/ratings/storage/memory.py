@@ -343,6 +343,9 @@ class InMemorySeasons(ports.SeasonStore):
         with self._tables.lock:
             return self._tables.season_starts.get(ladder, SeasonStarts())
 
+    def read_starts_of(self, ladders: Sequence[str]) -> Mapping[str, SeasonStarts]:
+        return {ladder: self.read_starts(ladder) for ladder in ladders}
+
     def save_starts(self, ladder: str, starts: SeasonStarts) -> None:
         with self._tables.lock:
             stored = self._tables.season_starts.get(ladder, SeasonStarts())

@@ -2,7 +2,7 @@
 version) and a player's frozen standings (items of their partition, read with one Query).
 docs/table-layout.md describes the items."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pynamodb.exceptions import PutError
 
@@ -33,6 +33,14 @@ class DynamoSeasons(SeasonStore):
     def read_starts(self, ladder: str) -> SeasonStarts:
         item = self._table.get(seasons_key(ladder), SEASONS_SK)
         return season_starts_of(item) if isinstance(item, SeasonStartsItem) else SeasonStarts()
+
+    def read_starts_of(self, ladders: Sequence[str]) -> Mapping[str, SeasonStarts]:
+        found = dict.fromkeys(ladders, SeasonStarts())
+        keys = [(seasons_key(ladder), SEASONS_SK) for ladder in ladders]
+        for item in self._table.batch_get(keys):
+            if isinstance(item, SeasonStartsItem):
+                found[item.pk.removeprefix(seasons_key(""))] = season_starts_of(item)
+        return found
 
     def save_starts(self, ladder: str, starts: SeasonStarts) -> None:
         item = season_starts_item(ladder, starts)
