@@ -275,7 +275,10 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
             ),
         }
     }
-    found.update(openapi_moderation.paths(ladders))
+    # A path served by both functions (the seasons: the Api lists, the Moderation starts) has
+    # the operations of each.
+    for path, operations in openapi_moderation.paths(ladders).items():
+        found[path] = {**found.get(path, {}), **operations}
     return found
 
 
