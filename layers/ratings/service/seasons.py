@@ -76,14 +76,14 @@ class Seasons:
         self._seasons: dict[str, tuple[tuple[OperatorStart, ...], Season]] = {}
         self._lock = threading.Lock()
 
-    def starts(self, ladder_id: str, *, fresh: bool = False) -> SeasonStarts:
-        """The ladder's operator-started seasons, as read within CACHE_FOR (or now, `fresh`)."""
+    def starts(self, ladder_id: str) -> SeasonStarts:
+        """The ladder's operator-started seasons, as read within CACHE_FOR."""
         if self._read_starts is None:
             return SeasonStarts()
         now = self._clock()
         with self._lock:
             cached = self._cache.get(ladder_id)
-        if not fresh and cached is not None and timedelta(0) <= now - cached[0] < CACHE_FOR:
+        if cached is not None and timedelta(0) <= now - cached[0] < CACHE_FOR:
             return cached[1]
         starts = self._read_starts(ladder_id)
         with self._lock:
