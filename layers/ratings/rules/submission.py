@@ -51,11 +51,16 @@ class PlayerInput(NamedTuple):
 
 
 class GameInput(NamedTuple):
-    """A submitted game, checked against its ladder's ruleset. `played_at` is UTC."""
+    """A submitted game, checked against its ladder's ruleset. `played_at` is UTC.
+
+    `players` are every player in the order sent; `sides` the indices of each side's players
+    in `players`, and `places` each side's place (1 the best; equal places tie). A game sent
+    as `players` and `winner` is two sides of one player; `winner` is the winning player's id
+    when the game has two sides of one player (None: a draw, or a game of other sides)."""
 
     game_id: str | None
     played_at: datetime
-    players: tuple[PlayerInput, PlayerInput]
+    players: tuple[PlayerInput, ...]
     winner: str | None
     mode: str
     #: The ruleset's own game fields, every one present.
@@ -63,6 +68,16 @@ class GameInput(NamedTuple):
     ruleset_version: str | None
     #: sha256 of the canonical submitted content: equal for a retry, different otherwise.
     fingerprint: str
+    sides: tuple[tuple[int, ...], ...] = ((0,), (1,))
+    places: tuple[int, ...] = (1, 2)
+
+    @property
+    def one_against_one(self) -> bool:
+        return len(self.sides) == 2 and all(len(side) == 1 for side in self.sides)
+
+    def side_of(self, index: int) -> int:
+        """The side of the `index`-th player."""
+        return next(number for number, side in enumerate(self.sides) if index in side)
 
 
 def fingerprint(content: Mapping[str, Any]) -> str:
@@ -71,15 +86,14 @@ def fingerprint(content: Mapping[str, Any]) -> str:
 
 
 @cache
-def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None) -> Object:
-    """The body of a game under `ruleset`; with `preview_versions`, the body of a preview."""
-    preview = preview_versions is not None
+def player_body(ruleset: Ruleset, preview: bool) -> Object:
+    """One player of a game under `ruleset` (with a preview's overrides)."""
     player_fields = [
         Field("id", ID, "The player's id (an anonymous id, or an account once linked)"),
         Field(
             "network",
             Text(256),
-            "A fingerprint of the player's network; two players on the same one: unranked",
+            "A fingerprint of the player's network; two opponents on the same one: unranked",
             default=None,
             nullable=True,
         ),
@@ -99,9 +113,15 @@ def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None)
             Field(name, Integer(0, MAX_COUNT), "Used instead of the stored count", default=None)
             for name in ruleset.state_overrides
         )
-    player = Object(tuple(player_fields), f"a {ruleset.name} player", title="Player")
-    draw = " or null for a draw" if ruleset.draws_allowed else ""
-    fields = [
+    return Object(tuple(player_fields), f"a {ruleset.name} player", title="Player")
+
+
+def _common_fields(
+    ruleset: Ruleset, preview_versions: tuple[str, ...] | None
+) -> tuple[list[Field], list[Field]]:
+    """The fields every body has before its players, and after them."""
+    preview = preview_versions is not None
+    before = [
         Field(
             "game_id",
             ID,
@@ -117,6 +137,33 @@ def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None)
             default=None,
             nullable=True,
         ),
+    ]
+    after = [
+        Field("mode", Choice(MODES), "Only ranked games change ratings", "ranked"),
+        *ruleset.game_fields,
+    ]
+    if preview_versions is not None:
+        after.append(
+            Field(
+                "ruleset_version",
+                Choice(preview_versions),
+                "Rate under another published version of the ladder's ruleset",
+                default=None,
+            )
+        )
+    return before, after
+
+
+@cache
+def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None) -> Object:
+    """The body of a game under `ruleset`, as two players and a winner; with
+    `preview_versions`, the body of a preview."""
+    preview = preview_versions is not None
+    player = player_body(ruleset, preview)
+    draw = " or null for a draw" if ruleset.draws_allowed else ""
+    before, after = _common_fields(ruleset, preview_versions)
+    fields = [
+        *before,
         Field(
             "players",
             ListOf(player, 2, 2, "a list of exactly two players"),
@@ -128,20 +175,50 @@ def game_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None)
             f"The winning player's id{draw}",
             nullable=ruleset.draws_allowed,
         ),
-        Field("mode", Choice(MODES), "Only ranked games change ratings", "ranked"),
-        *ruleset.game_fields,
+        *after,
     ]
-    if preview_versions is not None:
-        fields.append(
-            Field(
-                "ruleset_version",
-                Choice(preview_versions),
-                "Rate under another published version of the ladder's ruleset",
-                default=None,
-            )
-        )
     what = "preview" if preview else "game"
     return Object(tuple(fields), f"a {ruleset.name} {what}", title=f"{ruleset.name} {what}")
+
+
+#: The most sides, and players on a side, any body may name (a ladder allows fewer).
+MOST_SIDES = 64
+MOST_ON_A_SIDE = 64
+
+
+@cache
+def sides_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None) -> Object:
+    """The body of a game under `ruleset` as sides, each with its players and place."""
+    preview = preview_versions is not None
+    side = Object(
+        (
+            Field(
+                "players",
+                ListOf(player_body(ruleset, preview), 1, MOST_ON_A_SIDE),
+                "The side's players, at least one",
+            ),
+            Field(
+                "place",
+                Integer(1, MOST_SIDES),
+                "1 for the best side; sides of equal place tie (where the ruleset has draws)",
+            ),
+        ),
+        "a side",
+        title="Side",
+    )
+    before, after = _common_fields(ruleset, preview_versions)
+    fields = [
+        *before,
+        Field(
+            "sides",
+            ListOf(side, 2, MOST_SIDES),
+            "The sides, each player in exactly one; as many as the ladder's sides allow",
+        ),
+        *after,
+    ]
+    what = "preview" if preview else "game"
+    title = f"{ruleset.name} {what} by sides"
+    return Object(tuple(fields), f"a {ruleset.name} {what}", title=title)
 
 
 def parse_game(
@@ -151,12 +228,20 @@ def parse_game(
     *,
     preview_versions: tuple[str, ...] | None = None,
     enforce_age: bool = True,
+    sides: tuple[int, int] = (2, 2),
+    players_per_side: tuple[int, int] = (1, 1),
 ) -> GameInput:
-    """Check a submitted game (or, with `preview_versions`, a preview) against `ruleset`.
+    """Check a submitted game (or, with `preview_versions`, a preview) against `ruleset`, as
+    `players` and `winner` or as `sides`; a game as sides must be of a shape the ladder takes
+    (`sides`, `players_per_side`: the (min, max) of each).
 
     With `enforce_age` False the caller checks the 14-day limit itself (after looking for a
     stored game of the same id, which is answered whatever its age).
     """
+    if isinstance(body, Mapping) and "sides" in body:
+        return _parse_sides(
+            body, ruleset, now, preview_versions, enforce_age, sides, players_per_side
+        )
     if (
         isinstance(body, Mapping)
         and "winner" in body
@@ -167,32 +252,9 @@ def parse_game(
             "winner", f"winner must be one of the players' ids: ruleset {ruleset.name} has no draws"
         )
     values = game_body(ruleset, preview_versions).parse(body, "")
+    played_at = _played_at(values, now, enforce_age)
 
-    if values["played_at"] is None:  # the time of receipt, kept to the millisecond
-        played_at = now.replace(microsecond=now.microsecond // 1000 * 1000)
-    else:
-        played_at = values["played_at"]
-    check_future(played_at, now, "played_at")
-    if enforce_age:
-        check_age(played_at, now, "played_at")
-
-    own_player_fields = [entry.name for entry in ruleset.player_fields]
-    players = tuple(
-        PlayerInput(
-            player_id=raw["id"],
-            network=raw["network"],
-            bot=raw["bot"],
-            options=MappingProxyType({name: raw[name] for name in own_player_fields}),
-            overrides=MappingProxyType(
-                {
-                    name: raw[name]
-                    for name in ("rating", *ruleset.state_overrides)
-                    if raw.get(name) is not None
-                }
-            ),
-        )
-        for raw in values["players"]
-    )
+    players = tuple(_player(raw, ruleset) for raw in values["players"])
     first, second = players
     if first.player_id == second.player_id:
         raise InvalidInput(
@@ -217,16 +279,156 @@ def parse_game(
         "mode": values["mode"],
         **options,
     }
+    places = (1, 1) if winner is None else (1, 2) if winner == first.player_id else (2, 1)
     return GameInput(
         game_id=values["game_id"],
         played_at=played_at,
         players=(first, second),
         winner=winner,
+        places=places,
         mode=values["mode"],
         options=MappingProxyType(options),
         ruleset_version=values.get("ruleset_version"),
         fingerprint=fingerprint(content),
     )
+
+
+def _player(raw: Mapping[str, Any], ruleset: Ruleset) -> PlayerInput:
+    return PlayerInput(
+        player_id=raw["id"],
+        network=raw["network"],
+        bot=raw["bot"],
+        options=MappingProxyType({entry.name: raw[entry.name] for entry in ruleset.player_fields}),
+        overrides=MappingProxyType(
+            {
+                name: raw[name]
+                for name in ("rating", *ruleset.state_overrides)
+                if raw.get(name) is not None
+            }
+        ),
+    )
+
+
+def _played_at(values: Mapping[str, Any], now: datetime, enforce_age: bool) -> datetime:
+    if values["played_at"] is None:  # the time of receipt, kept to the millisecond
+        played_at: datetime = now.replace(microsecond=now.microsecond // 1000 * 1000)
+    else:
+        played_at = values["played_at"]
+    check_future(played_at, now, "played_at")
+    if enforce_age:
+        check_age(played_at, now, "played_at")
+    return played_at
+
+
+def _parse_sides(
+    body: Mapping[str, Any],
+    ruleset: Ruleset,
+    now: datetime,
+    preview_versions: tuple[str, ...] | None,
+    enforce_age: bool,
+    allowed_sides: tuple[int, int],
+    allowed_players: tuple[int, int],
+) -> GameInput:
+    """A game sent as sides: each within the ladder's shape, each player once, places from 1
+    up to the number of sides, ties only where the ruleset has draws."""
+    if "players" in body or "winner" in body:
+        field = "players" if "players" in body else "winner"
+        raise InvalidInput(
+            field, f"{field} is not a field of a game sent as sides: give each side's players"
+        )
+    values = sides_body(ruleset, preview_versions).parse(body, "")
+    played_at = _played_at(values, now, enforce_age)
+    raw_sides = values["sides"]
+    low, high = allowed_sides
+    if not low <= len(raw_sides) <= high:
+        raise InvalidInput("sides", f"sides must be {_count(low, high, 'side')} in this ladder")
+    low, high = allowed_players
+    players: list[PlayerInput] = []
+    indices: list[tuple[int, ...]] = []
+    seen: dict[str, str] = {}
+    for number, raw_side in enumerate(raw_sides):
+        field = f"sides[{number}].players"
+        if not low <= len(raw_side["players"]) <= high:
+            raise InvalidInput(field, f"{field} must be {_count(low, high, 'player')} a side")
+        side: list[int] = []
+        for position, raw in enumerate(raw_side["players"]):
+            where = f"{field}[{position}].id"
+            if raw["id"] in seen:
+                raise InvalidInput(
+                    where, f"{where} {raw['id']!r} is already {seen[raw['id']]}: each player once"
+                )
+            seen[raw["id"]] = where
+            side.append(len(players))
+            players.append(_player(raw, ruleset))
+        indices.append(tuple(side))
+    places = tuple(raw_side["place"] for raw_side in raw_sides)
+    for number, place in enumerate(places):
+        if place > len(places):
+            raise InvalidInput(
+                f"sides[{number}].place",
+                f"sides[{number}].place must be from 1 to {len(places)} (the number of sides)",
+            )
+    if min(places) != 1:
+        raise InvalidInput("sides", "sides must have a side at place 1 (the best)")
+    if len(set(places)) != len(places) and not ruleset.draws_allowed:
+        tied = next(n for n, place in enumerate(places) if places.count(place) > 1)
+        raise InvalidInput(
+            f"sides[{tied}].place",
+            f"sides[{tied}].place ties with another side: ruleset {ruleset.name} has no draws",
+        )
+    refused = ruleset_refuses(ruleset, tuple(len(side) for side in indices))
+    if refused is not None:
+        raise InvalidInput("sides", refused)
+    winner = None
+    if len(indices) == 2 and all(len(side) == 1 for side in indices) and places[0] != places[1]:
+        winner = players[indices[places.index(1)][0]].player_id
+    options = {entry.name: values[entry.name] for entry in ruleset.game_fields}
+    content = {
+        "game_id": values["game_id"],
+        "played_at": None if values["played_at"] is None else played_at.isoformat(),
+        "sides": [
+            {
+                "place": place,
+                "players": [
+                    {"id": p.player_id, "network": p.network, "bot": p.bot, **p.options}
+                    for p in (players[index] for index in side)
+                ],
+            }
+            for side, place in zip(indices, places, strict=True)
+        ],
+        "mode": values["mode"],
+        **options,
+    }
+    return GameInput(
+        game_id=values["game_id"],
+        played_at=played_at,
+        players=tuple(players),
+        winner=winner,
+        mode=values["mode"],
+        options=MappingProxyType(options),
+        ruleset_version=values.get("ruleset_version"),
+        fingerprint=fingerprint(content),
+        sides=tuple(indices),
+        places=places,
+    )
+
+
+def ruleset_refuses(ruleset: Ruleset, sizes: tuple[int, ...]) -> str | None:
+    """Why `ruleset` cannot rate sides of these sizes (None: it can). Every ruleset rates
+    two sides of one player; the others are the ruleset's to allow."""
+    if sizes == (1, 1):
+        return None
+    check = getattr(ruleset, "refuses_shape", None)
+    if check is None:
+        return f"ruleset {ruleset.name} rates two sides of one player only"
+    reason: str | None = check(sizes)
+    return reason
+
+
+def _count(low: int, high: int, what: str) -> str:
+    if low == high:
+        return f"exactly {low} {what}{'' if low == 1 else 's'}"
+    return f"{low} to {high} {what}s"
 
 
 def check_future(at: datetime, now: datetime, field: str) -> None:
