@@ -1,6 +1,10 @@
-"""Ruleset classic: plain Elo with a provisional K for new players, and draws.
+"""Ruleset classic: plain Elo with a provisional K for new players, and draws; teams and
+free-for-all games of up to 8 sides.
 
-Each player's change is K * (score - E) with their own K and E, rounded half away from zero.
+Each side has a mean rating; its expected score E is the mean of its expected scores against
+each other side, its score the mean of its scores against them (1 placed ahead, 0.5 level, 0
+behind). Each player's change is K * (score - E) with their own K and their side's E and score,
+rounded half away from zero. One against one, that is plain Elo.
 """
 
 from dataclasses import dataclass
@@ -19,11 +23,28 @@ ESTABLISHED_K = 16
 #: Ranked games before this one after which a player is established.
 PROVISIONAL_GAMES = 30
 
+#: The games classic rates. At most 16 players: each player is a few items (2 to 4) of the
+#: one DynamoDB transaction that records a game, which holds at most 100. At most 8 a side
+#: (and 8 sides): every even split of 16 players fits (8 v 8, 4 x 4, 8 x 2), while a side of
+#: more than half the players could only face a much smaller field.
+SHAPES = model.Shapes(
+    sides=model.Span(2, 8), players_per_side=model.Span(1, 8), max_players=16, ties=True
+)
+
 EXPLAIN_FIELDS = (
-    Field("expected", NUMBER, "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Field(
+        "expected",
+        NUMBER,
+        "The player's expected score, 1 / (1 + 10^((Ro - R) / 400)); with teams or more "
+        "sides, their side's, from mean ratings and averaged over the other sides",
+    ),
     Field("k", NUMBER, "The player's K: 32 for the first 30 ranked games, then 16"),
     Field("ranked_games", NUMBER, "The player's ranked games before this one"),
-    Field("score", NUMBER, "1 for a win, 0.5 for a draw, 0 for a loss"),
+    Field(
+        "score",
+        NUMBER,
+        "1 for a win, 0.5 for a draw, 0 for a loss; with more sides, the mean over the others",
+    ),
 )
 
 
@@ -46,6 +67,7 @@ class Classic(model.EloCurve):
     player_fields = ()
     state_overrides = ("ranked_games",)
     explain_fields = EXPLAIN_FIELDS
+    shapes = SHAPES
 
     def k_for(self, state: model.PlayerState) -> int:
         return self.provisional_k if self.provisional(state) else self.established_k
@@ -54,17 +76,18 @@ class Classic(model.EloCurve):
         return state.ranked_games < self.provisional_games
 
     def rate(self, game: model.Game) -> model.Rating:
-        first, second = game.players
-        changes = (
-            self._change(first, second, game.score_of(0)),
-            self._change(second, first, game.score_of(1)),
+        SHAPES.check(NAME, game)
+        expected = model.mean_expected_scores(game.mean_ratings(), self.expected_score)
+        scores = model.mean_scores(game.places)
+        changes = tuple(
+            self._change(player, expected[side], scores[side])
+            for player, side in zip(game.players, game.side_of_players(), strict=True)
         )
         return model.Rating(NAME, self.version, changes)
 
     def _change(
-        self, player: model.PlayerState, opponent: model.PlayerState, score: float
+        self, player: model.PlayerState, expected: float, score: float
     ) -> model.PlayerChange:
-        expected = self.expected_score(player.rating, opponent.rating)
         k = self.k_for(player)
         delta = model.round_half_away(k * (score - expected))
         return model.PlayerChange(

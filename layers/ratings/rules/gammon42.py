@@ -1,7 +1,7 @@
 """Ruleset gammon42: the backgammon ladder's Elo with a doubling-cube coefficient.
 
 Versions differ in the divisor and, from 1.3.1, in the K of players with a heavy ranked week.
-Changes round half away from zero, each player with their own K.
+Changes round half away from zero, each player with their own K. One against one only.
 """
 
 import math
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from ratings.declare.kinds import NUMBER, Choice, Field
 from ratings.rules.model import (
+    ONE_AGAINST_ONE,
     EloCurve,
     Game,
     PlayerChange,
@@ -66,6 +67,9 @@ GAME_FIELDS = (
     ),
 )
 
+#: The games gammon42 rates: one against one, and no draws.
+SHAPES = ONE_AGAINST_ONE
+
 EXPLAIN_FIELDS = (
     Field("expected", NUMBER, "The player's expected score, 1 / (1 + 10^((Ro - R) / divisor))"),
     Field("k", NUMBER, "The player's K: 32, or 16 with 50 or more recent ranked games (1.3.1)"),
@@ -100,6 +104,7 @@ class Gammon42(EloCurve):
     player_fields = ()
     state_overrides = ("recent_ranked_games",)
     explain_fields = EXPLAIN_FIELDS
+    shapes = SHAPES
 
     def __post_init__(self) -> None:
         # The window is counted as far as the heavy-volume rule looks: kept as a value (not a
@@ -122,8 +127,10 @@ class Gammon42(EloCurve):
         return {"cube_values": list(CUBE_VALUES)}
 
     def rate(self, game: Game) -> Rating:
+        SHAPES.check(NAME, game)
         coefficient = cube_coefficient(game.options.get("cube", 1))
-        winner_index = 0 if game.players[0].player_id == game.winner else 1
+        first, second = game.sides
+        winner_index = first[0] if game.places[0] < game.places[1] else second[0]
         winner = game.players[winner_index]
         loser = game.players[1 - winner_index]
         expected_winner = self.expected_score(winner.rating, loser.rating)

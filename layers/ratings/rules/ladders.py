@@ -5,12 +5,13 @@ games, its podium bonuses and its seasons. A deployment's ladders come from ladd
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from ratings.declare.kinds import InvalidInput
 from ratings.rules import classic, gammon42, sedma
 from ratings.rules.classic import Classic
 from ratings.rules.gammon42 import Gammon42
+from ratings.rules.model import Span as Span  # beside the rulesets' Shapes, kept here too
 from ratings.rules.ruleset import Ruleset
 from ratings.rules.seasons import SeasonPlan
 from ratings.rules.sedma import Sedma
@@ -26,24 +27,8 @@ RULESET_VERSIONS: Mapping[str, Mapping[str, Ruleset]] = {
 }
 
 
-class Span(NamedTuple):
-    """A count from `min` to `max`, both included."""
-
-    min: int
-    max: int
-
-    def covers(self, other: "Span") -> bool:
-        return self.min <= other.min and other.max <= self.max
-
-    def words(self, noun: str) -> str:
-        """In words, as "2 sides" or "1 to 4 players": `noun` is plural, made singular for
-        exactly 1."""
-        if self.min == self.max:
-            return f"{self.min} {noun[:-1] if self.min == 1 else noun}"
-        return f"{self.min} to {self.max} {noun}"
-
-
-#: The only shape of game every ruleset rates so far: two sides of one player each.
+#: A ladder's games unless it says otherwise: two sides of one player each (what each
+#: ruleset rates is its `shapes`; which shapes a ladder may take, `ladder_config.SHAPES`).
 TWO_SIDES = Span(2, 2)
 ONE_PLAYER = Span(1, 1)
 #: A ladder that never opts in to seasons: one endless season.

@@ -1,10 +1,11 @@
 """What every ruleset offers the rest of the service."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from ratings.declare.kinds import Field
-from ratings.rules.model import Game, PlayerState, Rating
+from ratings.rules.model import ONE_AGAINST_ONE, Game, PlayerState, Rating, Shapes
 
 
 class Ruleset(Protocol):
@@ -12,6 +13,11 @@ class Ruleset(Protocol):
 
     Implementations are frozen dataclasses: changing a parameter makes a new ruleset, and a
     ruleset is hashable (its request bodies are built once per ruleset).
+
+    A ruleset that rates more than one against one declares it in an attribute `shapes` (a
+    `Shapes`: sides, players per side, players in all, equal sides, ties), read with
+    `shapes_of`; one that declares none rates two sides of one player, tied only when it
+    allows draws. It is not a member here so that a ruleset written before teams still is one.
     """
 
     def __hash__(self) -> int: ...
@@ -75,6 +81,25 @@ class Ruleset(Protocol):
         ...
 
     def rate(self, game: Game) -> Rating:
-        """Both players' new ratings with an explanation. The game's fields were checked
-        against this ruleset's declarations when it was parsed (`rules.submission`)."""
+        """Every player's new rating with an explanation, in the order of `game.players`. The
+        game's fields were checked against this ruleset's declarations when it was parsed
+        (`rules.submission`); a shape or a tie the ruleset does not rate (`shapes_of`) raises
+        ValueError."""
         ...
+
+
+def shapes_of(ruleset: Ruleset) -> Shapes:
+    """The games `ruleset` rates: its own `shapes`, or one against one (tied when it allows
+    draws) for a ruleset that declares none."""
+    declared = getattr(ruleset, "shapes", None)
+    if isinstance(declared, Shapes):
+        return declared
+    return replace(ONE_AGAINST_ONE, ties=ruleset.draws_allowed)
+
+
+def shape_refusal(
+    ruleset: Ruleset, players_per_side: Sequence[int], places: Sequence[int] | None = None
+) -> str | None:
+    """None when `ruleset` rates a game with sides of these sizes (in side order) and, when
+    given, these places; else a sentence saying what it rates (for an answer's message)."""
+    return shapes_of(ruleset).refusal(ruleset.name, players_per_side, places)

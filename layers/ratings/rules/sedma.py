@@ -1,8 +1,10 @@
-"""Ruleset sedma: the card game's Elo, K by rating band, the score shaped by the game's play.
+"""Ruleset sedma: the card game's Elo, K by rating band, the score shaped by the game's play;
+one against one or two teams of the same size.
 
 The source computes the bonus, malus and score in single precision, so they are reproduced in
 float32 here; the expected scores and the new rating are double precision, and the new rating
-(not the change) is rounded half to even.
+(not the change) is rounded half to even. A team plays as one: its mean rating gives the
+expected score, its rounds (the sums of its players') the bonus; bad moves stay each player's.
 """
 
 from collections.abc import Mapping
@@ -15,8 +17,11 @@ from ratings.rules.model import (
     PlayerChange,
     PlayerState,
     Rating,
+    Shapes,
+    Span,
     float32,
     frozen_explain,
+    mean_expected_scores,
 )
 
 NAME = "sedma"
@@ -45,6 +50,12 @@ MALUS_PER_BAD_MOVE = float32(0.02)
 MAX_MALUS = float32(0.3)
 #: The largest count a caller may send for one statistic.
 MAX_STAT = 1_000_000
+#: The games sedma rates: two sides of the same size, one to four players each, and a winner.
+#: The card game is played one against one or by partners; four a side (8 players, half of
+#: classic's 16) leaves room for larger tables within one game's write.
+SHAPES = Shapes(
+    sides=Span(2, 2), players_per_side=Span(1, 4), max_players=8, equal_sides=True, ties=False
+)
 
 
 @dataclass(frozen=True)
@@ -82,11 +93,16 @@ PLAYER_FIELDS = (
 )
 
 EXPLAIN_FIELDS = (
-    Field("expected", NUMBER, "The player's expected score, 1 / (1 + 10^((Ro - R) / 400))"),
+    Field(
+        "expected",
+        NUMBER,
+        "The player's expected score, 1 / (1 + 10^((Ro - R) / 400)), with teams from the "
+        "sides' mean ratings",
+    ),
     Field("k", NUMBER, "The player's K by rating band: 40 below 1200, 32, 24, 16 from 2200"),
     Field("score", NUMBER, "The shaped score: base (1 or 0) + bonus - malus, within 0..1"),
-    Field("bonus", NUMBER, "The round bonus (float32)"),
-    Field("malus", NUMBER, "The bad-move penalty (float32)"),
+    Field("bonus", NUMBER, "The round bonus (float32), with teams the side's"),
+    Field("malus", NUMBER, "The bad-move penalty (float32), the player's own"),
 )
 
 
@@ -136,6 +152,7 @@ class Sedma(EloCurve):
     player_fields = PLAYER_FIELDS
     state_overrides = ()
     explain_fields = EXPLAIN_FIELDS
+    shapes = SHAPES
 
     def k_for(self, state: PlayerState) -> int:
         for below, k in self.k_bands:
@@ -166,31 +183,41 @@ class Sedma(EloCurve):
         }
 
     def rate(self, game: Game) -> Rating:
-        stats = (
-            SedmaStats(**game.player_options[0].get("stats", {})),
-            SedmaStats(**game.player_options[1].get("stats", {})),
-        )
-        first, second = game.players
-        changes = (
-            self._change(game, 0, first, second, stats[0]),
-            self._change(game, 1, second, first, stats[1]),
+        SHAPES.check(NAME, game)
+        stats = [SedmaStats(**options.get("stats", {})) for options in game.player_options]
+        # Each side's expectation by the formula itself, not 1 - the other's, as the source does.
+        expected = mean_expected_scores(game.mean_ratings(), self.expected_score)
+        won = [place == min(game.places) for place in game.places]
+        # A side's rounds are its players' together (a player's own, one against one).
+        side_bonus = [
+            bonus(
+                SedmaStats(
+                    rounds_won_16=sum(stats[i].rounds_won_16 for i in side),
+                    rounds_won_24=sum(stats[i].rounds_won_24 for i in side),
+                    rounds_won_4_last=sum(stats[i].rounds_won_4_last for i in side),
+                ),
+                won[index],
+            )
+            for index, side in enumerate(game.sides)
+        ]
+        changes = tuple(
+            self._change(player, stats[index], won[side], side_bonus[side], expected[side])
+            for index, (player, side) in enumerate(
+                zip(game.players, game.side_of_players(), strict=True)
+            )
         )
         return Rating(NAME, self.version, changes)
 
     def _change(
         self,
-        game: Game,
-        index: int,
         player: PlayerState,
-        opponent: PlayerState,
         stats: SedmaStats,
+        won: bool,
+        side_bonus: float,
+        expected: float,
     ) -> PlayerChange:
-        won = game.winner == player.player_id
-        player_bonus = bonus(stats, won)
         player_malus = malus(stats)
-        player_score = score(won, player_bonus, player_malus)
-        # Each side's expectation by the formula itself, not 1 - the other's, as the source does.
-        expected = self.expected_score(player.rating, opponent.rating)
+        player_score = score(won, side_bonus, player_malus)
         k = self.k_for(player)
         # Python's round() takes halves to the even neighbour, as the source's rounding does.
         rating_after = round(player.rating + k * (player_score - expected))
@@ -199,7 +226,7 @@ class Sedma(EloCurve):
             rating_before=player.rating,
             rating_after=rating_after,
             explain=frozen_explain(
-                expected=expected, k=k, score=player_score, bonus=player_bonus, malus=player_malus
+                expected=expected, k=k, score=player_score, bonus=side_bonus, malus=player_malus
             ),
         )
 

@@ -29,7 +29,7 @@ from ratings.declare.kinds import (
     Timestamp,
 )
 from ratings.rules.model import MODES
-from ratings.rules.ruleset import Ruleset
+from ratings.rules.ruleset import Ruleset, shape_refusal
 
 #: How far in the future a played_at may be (clock skew between game servers and us).
 MAX_FUTURE = timedelta(minutes=5)
@@ -376,7 +376,7 @@ def _parse_sides(
             f"sides[{tied}].place",
             f"sides[{tied}].place ties with another side: ruleset {ruleset.name} has no draws",
         )
-    refused = ruleset_refuses(ruleset, tuple(len(side) for side in indices))
+    refused = shape_refusal(ruleset, [len(side) for side in indices], places)
     if refused is not None:
         raise InvalidInput("sides", refused)
     winner = None
@@ -411,18 +411,6 @@ def _parse_sides(
         sides=tuple(indices),
         places=places,
     )
-
-
-def ruleset_refuses(ruleset: Ruleset, sizes: tuple[int, ...]) -> str | None:
-    """Why `ruleset` cannot rate sides of these sizes (None: it can). Every ruleset rates
-    two sides of one player; the others are the ruleset's to allow."""
-    if sizes == (1, 1):
-        return None
-    check = getattr(ruleset, "refuses_shape", None)
-    if check is None:
-        return f"ruleset {ruleset.name} rates two sides of one player only"
-    reason: str | None = check(sizes)
-    return reason
 
 
 def _count(low: int, high: int, what: str) -> str:
