@@ -142,7 +142,7 @@ class Simulator:
             unranked_reason=None,
             winner=winner,
             mode="ranked",
-            players=(players[0], players[1]),
+            players=[players[0], players[1]],
             options={entry.name: self._draw(entry) for entry in self.ruleset.game_fields},
         )
         return json_of(game)

@@ -21,7 +21,7 @@ from ratings.declare.answers import SchemaContext, answer_schema
 from ratings.declare.kinds import ID, Schema, ref
 from ratings.rules import Ladder
 from ratings.rules.ladder_config import load_ladders
-from ratings.rules.submission import game_body, parse_game
+from ratings.rules.submission import game_body, parse_game, sides_body
 from ratings.service import game_result, moderation_results, results, season_results
 from ratings.service.parameters import MAX_PAGE
 from ratings.service.requests import LINK, parse_link
@@ -40,6 +40,12 @@ GAME_RULES = (
     "ids, or when `played_at` is more than 5 minutes in the future or more than 14 days old. "
     "A game with a player being erased is 503 erasure_pending (retry later); one with a "
     "player who has had the day's most games is 429 player_daily_limit."
+)
+SIDES_RULES = (
+    " Sent as sides instead of players and winner: each side's players and place (1 the best; "
+    "equal places tie where the ruleset has draws), as many sides and players a side as the "
+    "ladder's sides and players_per_side (GET /v1/ladders), each player once (else 400 naming "
+    "the field); its answer adds sides and each player's side."
 )
 LINK_RULES = (
     "Besides the schema: `account_id` must differ from `anonymous_id` (400), and a link that "
@@ -91,6 +97,16 @@ def game_example(ladder: Ladder, *, preview: bool) -> dict[str, Any]:
     return body
 
 
+def either_body(ladder: Ladder, preview_versions: tuple[str, ...] | None) -> Schema:
+    """A game of the ladder as players and winner, or as sides."""
+    return {
+        "oneOf": [
+            game_body(ladder.ruleset, preview_versions).schema(),
+            sides_body(ladder.ruleset, preview_versions).schema(),
+        ]
+    }
+
+
 def link_example() -> dict[str, Any]:
     body = LINK.example()
     parse_link(body)
@@ -120,9 +136,9 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
                 "200 for an identical retry",
                 "tags": [ladder_id],
                 "requestBody": json_body(
-                    game_body(entry.ruleset).schema(),
+                    either_body(entry, None),
                     game_example(entry, preview=False),
-                    GAME_RULES,
+                    GAME_RULES + SIDES_RULES,
                 ),
                 "responses": _responses(
                     {
@@ -141,9 +157,9 @@ def paths(ladders: Mapping[str, Ladder]) -> dict[str, Any]:
                 "stores nothing",
                 "tags": [ladder_id],
                 "requestBody": json_body(
-                    game_body(entry.ruleset, tuple(entry.versions)).schema(),
+                    either_body(entry, tuple(entry.versions)),
                     game_example(entry, preview=True),
-                    GAME_RULES,
+                    GAME_RULES + SIDES_RULES,
                 ),
                 "responses": _responses(
                     {200: ("The would-be result", ref(f"preview_result.{name}"))}

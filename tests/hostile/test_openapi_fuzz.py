@@ -63,7 +63,9 @@ CHECKS = [
     negative_data_rejection,
 ]
 #: The fields of the rules the document states in words, as the refusals name them.
-STATED_RULES = re.compile(r"^(winner|players\[1\]\.id|played_at) ")
+STATED_RULES = re.compile(
+    r"^(winner|players\[\d+\]\.id|played_at|sides(\[\d+\]\.(players(\[\d+\]\.id)?|place))?) "
+)
 #: The stated rule on players[1].id that links made by other requests can break.
 SAME_ACCOUNT = "belong to the same account after linking"
 
@@ -204,6 +206,17 @@ def _meet_the_stated_rules(body: dict[str, Any], *, linked: bool = False) -> dic
     met: dict[str, Any] = json.loads(json.dumps(body))
     if "game_id" in met:
         met["game_id"] = f"fuzz-{uuid.uuid4().hex}"  # a reused id with other content is 409
+    met["played_at"] = None  # the time of receipt: inside the window
+    if "sides" in met:  # the ladders' shape: two sides of one player, one the winner
+        sides = met["sides"][:2]
+        for number, side in enumerate(sides):
+            side["players"] = side["players"][:1]
+            side["place"] = number + 1
+        first, second = sides[0]["players"][0], sides[1]["players"][0]
+        if first["id"] == second["id"] or linked:
+            second["id"] = f"fuzz-{uuid.uuid4().hex}"
+        met["sides"] = sides
+        return met
     first, second = met["players"]
     if first["id"] == second["id"]:
         second["id"] = first["id"][:100] + "-2"

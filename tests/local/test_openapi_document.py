@@ -11,7 +11,7 @@ import pytest
 
 from ratings.rules.ladder_config import load_ladders
 from ratings.rules.seasons import check_season_id, parse_reset
-from ratings.rules.submission import game_body, parse_game
+from ratings.rules.submission import game_body, parse_game, sides_body
 from ratings.service.requests import LINK, parse_link, parse_sanction
 from ratings_local import openapi
 
@@ -49,9 +49,17 @@ def test_each_ladder_has_its_own_bodies(document: dict[str, Any], ladder_id: str
     def body_schema(operation: dict[str, Any]) -> Any:
         return operation["requestBody"]["content"]["application/json"]["schema"]
 
-    assert body_schema(submit) == game_body(ladder.ruleset).schema()
-    assert body_schema(preview) == game_body(ladder.ruleset, tuple(ladder.versions)).schema()
-    assert body_schema(submit)["additionalProperties"] is False
+    versions = tuple(ladder.versions)
+    assert body_schema(submit) == {
+        "oneOf": [game_body(ladder.ruleset).schema(), sides_body(ladder.ruleset).schema()]
+    }
+    assert body_schema(preview) == {
+        "oneOf": [
+            game_body(ladder.ruleset, versions).schema(),
+            sides_body(ladder.ruleset, versions).schema(),
+        ]
+    }
+    assert all(form["additionalProperties"] is False for form in body_schema(submit)["oneOf"])
     assert set(submit["responses"]) == {
         "200",
         "201",
@@ -71,7 +79,7 @@ def test_the_rulesets_own_fields_are_where_they_belong(document: dict[str, Any])
 
     def properties(ladder_id: str) -> Any:
         body = paths[f"/v1/ladders/{ladder_id}/games"]["post"]["requestBody"]
-        return body["content"]["application/json"]["schema"]["properties"]
+        return body["content"]["application/json"]["schema"]["oneOf"][0]["properties"]
 
     assert "cube" in properties("backgammon")
     assert "cube" not in properties("sedma")

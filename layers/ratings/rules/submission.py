@@ -70,6 +70,8 @@ class GameInput(NamedTuple):
     fingerprint: str
     sides: tuple[tuple[int, ...], ...] = ((0,), (1,))
     places: tuple[int, ...] = (1, 2)
+    #: Sent as `sides` (its answer names the sides), not as `players` and `winner`.
+    sent_as_sides: bool = False
 
     @property
     def one_against_one(self) -> bool:
@@ -371,7 +373,7 @@ def _parse_sides(
     if min(places) != 1:
         raise InvalidInput("sides", "sides must have a side at place 1 (the best)")
     if len(set(places)) != len(places) and not ruleset.draws_allowed:
-        tied = next(n for n, place in enumerate(places) if places.count(place) > 1)
+        tied = next(n for n, place in enumerate(places) if place in places[:n])
         raise InvalidInput(
             f"sides[{tied}].place",
             f"sides[{tied}].place ties with another side: ruleset {ruleset.name} has no draws",
@@ -410,6 +412,7 @@ def _parse_sides(
         fingerprint=fingerprint(content),
         sides=tuple(indices),
         places=places,
+        sent_as_sides=True,
     )
 
 

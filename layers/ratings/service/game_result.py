@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 #: Digits kept of the formula's fractional inputs in answers (expected score, coefficient...).
 EXPLAIN_DIGITS = 4
 UNRANKED_REASON = Json({"enum": [*UNRANKED_REASONS, None]}, covers_null=True)
+#: A list of players' ids.
+IDS = Json({"type": "array", "items": ID.schema()})
 #: An empty mapping of spread properties (a ruleset without fields of its own).
 NO_PROPERTIES: Mapping[str, Any] = MappingProxyType({})
 
@@ -84,7 +86,7 @@ class RatingOutcome(NamedTuple):
 
 
 class PlayerResult(NamedTuple):
-    """One player's side of a game's result."""
+    """One player's part of a game's result."""
 
     id: Annotated[str, ID, Doc("The player's id (the account, once linked)")]
     outcome: Annotated[RatingOutcome, Spread()]
@@ -92,6 +94,16 @@ class PlayerResult(NamedTuple):
     submitted_id: Annotated[str | Absent, ID, Doc("The id sent, when it is linked")] = ABSENT
     #: The ruleset's own player fields, as rated.
     options: Annotated[Mapping[str, Any], Spread(_own_fields("player_fields"))] = NO_PROPERTIES
+    side: Annotated[
+        int | Absent, Doc("The player's side: its index in sides (a game sent as sides)")
+    ] = ABSENT
+
+
+class SideResult(NamedTuple):
+    """A side of a game sent as sides: its place and its players' ids, in the order sent."""
+
+    place: Annotated[int, Doc("1 for the best side; equal places tie")]
+    players: Annotated[list[str], IDS]
 
 
 def _versions(context: SchemaContext) -> Schema:
@@ -122,9 +134,14 @@ class GameResult(NamedTuple):
     unranked_reason: Annotated[str | None, UNRANKED_REASON]
     winner: Annotated[str | None, Ruled(_winner, covers_null=True)]
     mode: Annotated[str, Json({"enum": list(MODES)})]
-    players: tuple[PlayerResult, PlayerResult]
+    players: Annotated[
+        list[PlayerResult], Doc("Every player, in the order sent (sides: first side first)")
+    ]
     #: The ruleset's own game fields, as rated.
     options: Annotated[Mapping[str, Any], Spread(_own_fields("game_fields"))] = NO_PROPERTIES
+    sides: Annotated[
+        list[SideResult] | Absent, Doc("The sides, in the order sent (a game sent as sides)")
+    ] = ABSENT
     preview: Annotated[
         bool | Absent, Json({"const": True}), Only(lambda context: context.preview)
     ] = ABSENT
@@ -158,8 +175,15 @@ class GameResult(NamedTuple):
                         submitted.player_id if state.player_id != submitted.player_id else ABSENT
                     ),
                     options=submitted.options,
+                    side=game.side_of(index) if game.sent_as_sides else ABSENT,
                 )
             )
+        sides: list[SideResult] | Absent = ABSENT
+        if game.sent_as_sides:
+            sides = [
+                SideResult(place, [states[index].player_id for index in side])
+                for side, place in zip(game.sides, game.places, strict=True)
+            ]
         return cls(
             game_id=game.game_id,
             ladder=ladder_id,
@@ -170,8 +194,9 @@ class GameResult(NamedTuple):
             unranked_reason=unranked_reason,
             winner=winner,
             mode=game.mode,
-            players=(players[0], players[1]),
+            players=players,
             options=game.options,
+            sides=sides,
         )
 
 
@@ -191,7 +216,11 @@ class GameEvent(NamedTuple):
     type: Annotated[str, Json({"const": "game"})]
     game_id: Annotated[str, ID]
     at: datetime
-    opponent: Annotated[str, ID]
+    opponent: Annotated[
+        str | None,
+        Json(nullable(ID.schema()), covers_null=True),
+        Doc("The opponent; null in a game of more than one opponent (see opponents)"),
+    ]
     ranked: bool
     unranked_reason: Annotated[str | None, UNRANKED_REASON]
     delta: int
@@ -208,21 +237,37 @@ class GameEvent(NamedTuple):
             covers_null=True,
         ),
     ]
+    teammates: Annotated[
+        list[str] | Absent, IDS, Doc("The player's side but them (a game sent as sides)")
+    ] = ABSENT
+    opponents: Annotated[
+        list[str] | Absent, IDS, Doc("The players of every other side (a game sent as sides)")
+    ] = ABSENT
 
     @classmethod
-    def of(cls, result: GameResult, index: int, opponent: str) -> "GameEvent":
+    def of(cls, result: GameResult, index: int, game: GameInput) -> "GameEvent":
+        """The event of the `index`-th player of `game`, rated as `result`: it names the
+        opponent (one against one), or the teammates and opponents (a game sent as sides)."""
         outcome = result.players[index].outcome
         assert result.game_id is not None  # only a stored game has history
+        ids = [player.id for player in result.players]
+        mine = game.side_of(index)
+        teammates = [ids[i] for i in game.sides[mine] if i != index]
+        opponents = [
+            ids[i] for side, members in enumerate(game.sides) if side != mine for i in members
+        ]
         return cls(
             GAME_EVENT,
             result.game_id,
             result.played_at,
-            opponent,
+            opponents[0] if len(opponents) == 1 else None,
             result.ranked,
             result.unranked_reason,
             outcome.delta,
             outcome.rating_after,
             outcome.explain,
+            teammates if game.sent_as_sides else ABSENT,
+            opponents if game.sent_as_sides else ABSENT,
         )
 
 
@@ -277,16 +322,18 @@ def history_line(
 
 
 def why_unranked(
-    game: GameInput, sanctioned: tuple[bool, bool], season_start: datetime | None = None
+    game: GameInput, sanctioned: Sequence[bool], season_start: datetime | None = None
 ) -> str | None:
     """The reason the game does not rate (played before the season began, a sanctioned
-    player, mode, a bot, a shared network), or None. `sanctioned`: whether each player, in
-    the game's order, is under a sanction (`Player.sanctioned`, as read); `season_start`:
-    when the season the game would count in began (None: all-time, which never ended)."""
-    bots = (game.players[0].bot, game.players[1].bot)
-    networks = (game.players[0].network, game.players[1].network)
+    player, mode, a bot anywhere, a shared network across sides), or None. `sanctioned`:
+    whether each player, in the game's order, is under a sanction (`Player.sanctioned`, as
+    read); `season_start`: when the season the game would count in began (None: all-time,
+    which never ended)."""
+    bots = [player.bot for player in game.players]
+    networks = [player.network for player in game.players]
     ended = season_start is not None and game.played_at < season_start
-    return unranked_reason(game.mode, bots, networks, sanctioned, ended)
+    side_of = [game.side_of(index) for index in range(len(game.players))]
+    return unranked_reason(game.mode, bots, networks, sanctioned, ended, side_of)
 
 
 def evaluate(
@@ -302,10 +349,12 @@ def evaluate(
     if winner is not None:  # the winner as resolved (an anonymous id may be an account)
         winner = states[[p.player_id for p in game.players].index(winner)].player_id
     rules_game = Game(
-        players=(states[0], states[1]),
+        players=tuple(states),
         winner=winner,
         options=game.options,
-        player_options=(game.players[0].options, game.players[1].options),
+        player_options=tuple(player.options for player in game.players),
+        sides=game.sides,
+        places=game.places,
     )
     rating = None if reason else ruleset.rate(rules_game)
     result = GameResult.of(ladder.ladder_id, ruleset, game, states, winner, reason, rating)

@@ -371,13 +371,17 @@ def _latest(first: datetime | None, second: datetime | None) -> datetime | None:
 
 
 def resolve_pair(ids: Sequence[str], links: Mapping[str, str]) -> list[str]:
-    """A game's two ids as their accounts; they must stay two people."""
+    """A game's ids as their accounts; they must stay as many people."""
     resolved = [links.get(player_id, player_id) for player_id in ids]
-    if resolved[0] == resolved[1]:
-        raise InvalidInput(
-            "players[1].id",
-            "players[1].id and players[0].id belong to the same account after linking",
-        )
+    first: dict[str, int] = {}
+    for index, account in enumerate(resolved):
+        if account in first:
+            raise InvalidInput(
+                f"players[{index}].id",
+                f"players[{index}].id and players[{first[account]}].id belong to the same "
+                "account after linking",
+            )
+        first[account] = index
     return resolved
 
 

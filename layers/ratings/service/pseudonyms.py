@@ -16,23 +16,45 @@ Names = Mapping[str, str]
 
 def game_result(result: JsonObject, names: Names) -> JsonObject:
     """The result with each erased id replaced: the players' ids (as rated and as
-    submitted) and the winner."""
+    submitted), the winner, and the players of each side (a game sent as sides)."""
     players = [_player(entry, names) for entry in result.get("players", [])]
     winner = result.get("winner")
     unchanged = all(new is old for new, old in zip(players, result.get("players", []), strict=True))
     if isinstance(winner, str) and winner in names:
         winner, unchanged = names[winner], False
+    changed: JsonObject = {"players": players, "winner": winner}
+    if isinstance(result.get("sides"), list):
+        sides = [_side(side, names) for side in result["sides"]]
+        if any(new is not old for new, old in zip(sides, result["sides"], strict=True)):
+            changed["sides"], unchanged = sides, False
     if unchanged:
         return result
-    return {**result, "players": players, "winner": winner}
+    return {**result, **changed}
 
 
 def opponent_event(body: JsonObject, names: Names) -> JsonObject:
-    """An opponent's history event of a game with an erased player."""
+    """Another player's history event of a game with an erased player: its opponent, or its
+    teammates and opponents (a game sent as sides)."""
+    changed: JsonObject = {}
     opponent = body.get("opponent")
-    if not isinstance(opponent, str) or opponent not in names:
-        return body
-    return {**body, "opponent": names[opponent]}
+    if isinstance(opponent, str) and opponent in names:
+        changed["opponent"] = names[opponent]
+    for field in ("teammates", "opponents"):
+        ids = body.get(field)
+        if isinstance(ids, list) and any(isinstance(i, str) and i in names for i in ids):
+            changed[field] = _renamed(ids, names)
+    return {**body, **changed} if changed else body
+
+
+def _side(side: Any, names: Names) -> Any:
+    ids = side.get("players") if isinstance(side, dict) else None
+    if not isinstance(ids, list) or not any(isinstance(i, str) and i in names for i in ids):
+        return side
+    return {**side, "players": _renamed(ids, names)}
+
+
+def _renamed(ids: list[Any], names: Names) -> list[Any]:
+    return [names[i] if isinstance(i, str) and i in names else i for i in ids]
 
 
 def tournament_result(result: JsonObject, names: Names) -> JsonObject:

@@ -21,7 +21,14 @@ def preview_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object
     ladder = context.ladder(ladder_id)
     now = context.now()
     versions = tuple(ladder.versions)
-    game = parse_game(body, ladder.ruleset, now, preview_versions=versions)
+    game = parse_game(
+        body,
+        ladder.ruleset,
+        now,
+        preview_versions=versions,
+        sides=(ladder.sides.min, ladder.sides.max),
+        players_per_side=(ladder.players_per_side.min, ladder.players_per_side.max),
+    )
     ruleset = ladder.ruleset
     if game.ruleset_version is not None:
         ruleset = ladder.at_version(game.ruleset_version)
@@ -37,7 +44,7 @@ def preview_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object
             recent = recent_ranked_games(uow, ruleset, player, game.played_at)
         states.append(player.supposing(overrides).before_game(recent))
     season = uow.season_of(ladder, players, now)
-    sanctioned = (players[0].sanctioned, players[1].sanctioned)
+    sanctioned = [player.sanctioned for player in players]
     reason = why_unranked(game, sanctioned, season.starts_at)
     result, _rating = evaluate(ladder, ruleset, game, states, reason)
     return result._replace(preview=True).document()

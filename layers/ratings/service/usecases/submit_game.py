@@ -41,7 +41,14 @@ def submit_game(uow: UnitOfWork, context: Context, ladder_id: str, body: object)
     """Rate a game once. A retry with the same content returns the stored result."""
     ladder = context.ladder(ladder_id)
     now = context.now()
-    game = parse_game(body, ladder.ruleset, now, enforce_age=False)
+    game = parse_game(
+        body,
+        ladder.ruleset,
+        now,
+        enforce_age=False,
+        sides=(ladder.sides.min, ladder.sides.max),
+        players_per_side=(ladder.players_per_side.min, ladder.players_per_side.max),
+    )
     attempts = uow.attempts("game")
     while True:
         with attempts:
@@ -80,7 +87,7 @@ def _rate_once(
     events = [
         history_line(
             player,
-            GameEvent.of(result, index, resolved[1 - index]),
+            GameEvent.of(result, index, game),
             retention,
             kept_until=stored.expires_at,
         )
@@ -106,7 +113,7 @@ def _rate(
 ) -> tuple[GameResult, list[Player]]:
     """The game's result and each player's state after it. Both states are written, ranked
     or not: each counts the game towards its day."""
-    sanctioned = (players[0].sanctioned, players[1].sanctioned)
+    sanctioned = [player.sanctioned for player in players]
     reason = why_unranked(game, sanctioned, season_start)
     states = [
         player.before_game(
