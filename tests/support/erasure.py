@@ -2,15 +2,19 @@
 the test), and what the storage still holds of an id, whatever the item."""
 
 import json
+import random
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+from ratings.rules import Classic, Ladder
+from ratings.rules.ladders import Span
 from ratings.service.facade import RatingService
 from ratings.service.jobs import JobRun
 from ratings.service.player import FrozenStanding, Player
 from ratings.service.ports import Storage
 from ratings.service.stored import Pseudonymized
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.memory import InMemoryStorage
 from support.jobs import Countdown, RecordingJobQueue
@@ -116,3 +120,70 @@ def crash_after_writes_with_standings(storage: Storage) -> list[list[str]]:
     erasures.pseudonymize = crashing_pseudonymize  # type: ignore[method-assign]
     erasures.delete_states = crashing_delete_states  # type: ignore[method-assign]
     return crashed
+
+
+# Team and free-for-all games: a ladder that takes them (no default ladder does yet).
+
+#: Classic games of 2 to 8 sides of 1 to 8 players (16 at most).
+TEAM_LADDERS = {"ffa": Ladder("ffa", Classic(), sides=Span(2, 8), players_per_side=Span(1, 8))}
+
+
+def team_service(
+    storage: Storage, clock: Callable[[], datetime], queue: RecordingJobQueue
+) -> RatingService:
+    """`TEAM_LADDERS` over `storage`, queueing jobs to `queue`, never sleeping."""
+    return RatingService(
+        storage,
+        TEAM_LADDERS,
+        clock=clock,
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(20261129)),
+        job_queue=queue,
+    )
+
+
+def play_sides(service: RatingService, game_id: str, *sides: Sequence[str]) -> dict[str, Any]:
+    """Store a game on "ffa" of `sides` (each its players' ids), placed in the order given."""
+    body = {
+        "game_id": game_id,
+        "sides": [
+            {"players": [{"id": pid} for pid in players], "place": place}
+            for place, players in enumerate(sides, start=1)
+        ],
+    }
+    result: dict[str, Any] = service.submit_game("ffa", body).result
+    return result
+
+
+def crash_after_each_write(storage: Storage) -> list[int]:
+    """Make each of the erasure's page writes land, then stop the worker before it saves the
+    job (once a write): the step is done again from the progress saved before. The number of
+    items of each write that crashed."""
+    erasures = storage.erasures
+    pseudonymize = erasures.pseudonymize
+    crashed: list[int] = []
+    seen: set[tuple[str, ...]] = set()
+
+    def crashing_pseudonymize(ladder: str, rewrite: Pseudonymized) -> None:
+        pseudonymize(ladder, rewrite)
+        deleted = tuple(item.key for item in rewrite.deleted)
+        if deleted not in seen:
+            seen.add(deleted)
+            crashed.append(sum(map(len, rewrite)))
+            raise RuntimeError("the worker stopped after the write, before saving the job")
+
+    erasures.pseudonymize = crashing_pseudonymize  # type: ignore[method-assign]
+    return crashed
+
+
+def write_sizes(storage: Storage) -> list[int]:
+    """Record the number of items of each page write the erasure makes (in a list it fills)."""
+    erasures = storage.erasures
+    pseudonymize = erasures.pseudonymize
+    sizes: list[int] = []
+
+    def counting_pseudonymize(ladder: str, rewrite: Pseudonymized) -> None:
+        sizes.append(sum(map(len, rewrite)))
+        pseudonymize(ladder, rewrite)
+
+    erasures.pseudonymize = counting_pseudonymize  # type: ignore[method-assign]
+    return sizes

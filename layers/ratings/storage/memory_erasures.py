@@ -1,6 +1,7 @@
 """The in-memory fake of the erasure port, over the tables of `ratings.storage.memory`.
 
-Like the DynamoDB adapter it checks every condition of a write before changing anything.
+Like the DynamoDB adapter it checks every condition of a write before changing anything, and
+like DynamoDB it refuses a write of more than 100 items (one transaction's limit).
 """
 
 from collections.abc import Mapping, Sequence
@@ -28,6 +29,9 @@ from ratings.service.stored import (
 
 if TYPE_CHECKING:
     from ratings.storage.memory import InMemoryStorage
+
+#: DynamoDB's limit of items in one transaction, which the fake holds a page's write to.
+TRANSACTION_ITEMS = 100
 
 
 class InMemoryErasures(ErasureStore):
@@ -150,6 +154,9 @@ class InMemoryErasures(ErasureStore):
             return References(games, tournaments, found)
 
     def pseudonymize(self, ladder: str, rewrite: Pseudonymized) -> None:
+        size = sum(map(len, rewrite))
+        if size > TRANSACTION_ITEMS:
+            raise ValueError(f"a write of {size} items: a transaction holds at most 100")
         tables = self._tables
         with tables.lock:
             for game in rewrite.games:

@@ -9,12 +9,15 @@ The phases, each made of idempotent steps:
    podium or link with a marked player waits (PlayerErasing), and every commit holds only
    over the states it read, so nothing read before the mark lands after it.
 2. pages: page by page through each id's own items in each ladder, expired ones included:
-   a game's record and the opponent's event of it get the pseudonyms, so does a tournament
-   whose awards name the player, and each standing the player left frozen in a season is
-   stored again under the pseudonym (it stays on that season's leaderboard, as it stood);
-   then the player's own items are deleted, all in one write per page. Sanctions of the
-   player and refunds paid to them get their pseudonyms first (`erase_sanctions`). Deleted
-   items are gone, so every step starts at the id's first item left.
+   a game's record and the event of it of every other player of the game (teammates and
+   opponents alike) get the pseudonyms, so does a tournament whose awards name the player,
+   and each standing the player left frozen in a season is stored again under the pseudonym
+   (it stays on that season's leaderboard, as it stood); then the player's own items are
+   deleted, all in one write per page. A page is the id's first items left, as many as fit
+   in one write (`_bounded`: at most `PAGE_SIZE`, and the write within DynamoDB's limits of
+   a transaction). Sanctions of the player and refunds paid to them get their pseudonyms
+   first (`erase_sanctions`). Deleted items are gone, so every step starts at the id's first
+   item left.
 3. unlink: both sides of the identity link are deleted.
 4. states: the marked states are deleted (only while as marked: a write that slipped in
    sends the job back to phase 1), each with, when it is still in a season that has ended
@@ -28,6 +31,7 @@ pseudonym, and in none under their id; from the live leaderboard they are gone.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -63,11 +67,19 @@ if TYPE_CHECKING:
     from ratings.service.facade import Context
 
 PAGES, UNLINK, STATES = "pages", "unlink", "states"
-#: Own items rewritten and deleted a step: at most 3 items of a write each (a game event: the
-#: game's record, the opponent's event and its delete; a frozen standing: its copy under the
-#: pseudonym and its delete; a podium event or award pointer: the tournament's record and its
-#: delete), so at most 75 items, below DynamoDB's 100 a transaction.
+#: Own items read a step, at most. A page takes as many of them, in order, as fit in one write
+#: (`_bounded`): each costs its delete and what it rewrites (a game event: the game's record
+#: and every other player's event of it, up to 1 + 15 + 1 items in a game of 16; a frozen
+#: standing: its copy under the pseudonym; a podium event or award pointer: the tournament's
+#: record, once a page).
 PAGE_SIZE = 25
+#: DynamoDB's limit of items in one transaction: a page's write holds at most as many.
+WRITE_ITEMS = 100
+#: What a page's write may weigh, by its documents' JSON (`_weight`): half of DynamoDB's 4 MB
+#: a transaction, leaving room for what the estimate leaves out (attribute names, keys).
+WRITE_BYTES = 2_000_000
+#: What `_weight` adds to a document's JSON for the rest of its item.
+ITEM_OVERHEAD = 1024
 
 
 @dataclass(frozen=True)
@@ -133,11 +145,20 @@ class ErasePlayer(JobKind):
         if not items:
             return job.advanced(Progress(PAGES, {"partition": index + 1}))
         names: Mapping[str, str] = job.details["names"]
+        games, tournaments = _records(items)
+        records = self.erasures.read_references(ladder, games, tournaments, [])
+        page = _bounded(items, records, names)
         if self.sanctions is not None:
-            self.sanctions.rewrite(ladder, items, names)
-        wanted = _wanted(items, names)
-        references = self.erasures.read_references(ladder, *wanted)
-        self.erasures.pseudonymize(ladder, _rewrite(items, references, names))
+            self.sanctions.rewrite(ladder, page.items, names)
+        events = (
+            self.erasures.read_references(ladder, [], [], page.events).events if page.events else {}
+        )
+        references = References(
+            {gid: game for gid, game in records.games.items() if gid in page.games},
+            {tid: t for tid, t in records.tournaments.items() if tid in page.tournaments},
+            events,
+        )
+        self.erasures.pseudonymize(ladder, _rewrite(page.items, references, names))
         return job.advanced(Progress(PAGES, {"partition": index}))
 
     # 3. unlink, 4. states ------------------------------------------------------------------
@@ -210,23 +231,94 @@ def _partitions(job: Job) -> list[tuple[str, str]]:
     return [(ladder, player_id) for ladder, player_id, _version in job.details["marked"]]
 
 
-def _wanted(
-    items: Sequence[PlayerItem], names: Mapping[str, str]
-) -> tuple[list[str], list[str], list[EventKey]]:
-    """The games, tournaments and opponents' events a page of own items rewrites."""
+def _records(items: Sequence[PlayerItem]) -> tuple[list[str], list[str]]:
+    """The games and tournaments that `items` (own items) name."""
     games: list[str] = []
     tournaments: list[str] = []
-    events: list[EventKey] = []
     for item in items:
         if item.kind == GAME_EVENT and item.event is not None:
             games.append(item.ref_id)
-            opponent = item.event.body.get("opponent")
-            # An opponent erased too has their own events deleted, not rewritten.
-            if isinstance(opponent, str) and opponent not in names:
-                events.append(EventKey(opponent, item.event.at, item.ref_id))
         elif item.kind in (PODIUM_EVENT, AWARD_POINTER) and item.ref_id not in tournaments:
             tournaments.append(item.ref_id)
-    return games, tournaments, events
+    return games, tournaments
+
+
+@dataclass
+class _Page:
+    """The own items a step rewrites and deletes (the first of those read, in order), the
+    games and tournaments they rewrite, and the other players' events to rewrite."""
+
+    items: list[PlayerItem]
+    games: set[str]
+    tournaments: set[str]
+    events: list[EventKey]
+    #: The items of the page's write, and its weight (`_weight`), as counted so far.
+    size: int = 0
+    weight: int = 0
+
+
+def _bounded(items: Sequence[PlayerItem], records: References, names: Mapping[str, str]) -> _Page:
+    """The page: the first of `items` whose write stays within `WRITE_ITEMS` items and
+    `WRITE_BYTES`, counting for each its delete and what it rewrites (more than is written
+    when a record names the ids no more); always the first item, whatever it costs (at most
+    17 items: a game of 16 players). The same items read give the same page, so a step done
+    again rewrites what it would have."""
+    page = _Page([], set(), set(), [])
+    for item in items:
+        size, weight = 1, _weight(item.event.body if item.event else None)
+        games: set[str] = set()
+        tournaments: set[str] = set()
+        events: list[EventKey] = []
+        if item.kind == GAME_EVENT and item.event is not None:
+            game = records.games.get(item.ref_id)
+            if game is not None and item.ref_id not in page.games:
+                games.add(item.ref_id)
+                size, weight = size + 1, weight + _weight(game.result)
+            events = [
+                EventKey(other, item.event.at, item.ref_id)
+                for other in _others(item.event.body, game, names)
+            ]
+            # Another player's event is the erased player's own but for who it names.
+            size, weight = size + len(events), weight + len(events) * _weight(item.event.body)
+        elif item.kind in (PODIUM_EVENT, AWARD_POINTER):
+            tournament = records.tournaments.get(item.ref_id)
+            if tournament is not None and item.ref_id not in page.tournaments:
+                tournaments.add(item.ref_id)
+                size, weight = size + 1, weight + _weight(tournament.result)
+        elif item.kind == FROZEN_STANDING:
+            size, weight = size + 1, weight + ITEM_OVERHEAD
+        if page.items and (page.size + size > WRITE_ITEMS or page.weight + weight > WRITE_BYTES):
+            break
+        page.items.append(item)
+        page.games |= games
+        page.tournaments |= tournaments
+        page.events += events
+        page.size, page.weight = page.size + size, page.weight + weight
+    return page
+
+
+def _others(body: JsonObject, game: StoredGame | None, names: Mapping[str, str]) -> list[str]:
+    """The other players of a game whose event of it names the erased player, from the erased
+    player's own event `body`: its teammates and opponents (a game sent as sides), else its
+    opponent, else the players of the game's record. An id erased too is left out: its own
+    events are deleted, not rewritten."""
+    if isinstance(body.get("teammates"), list) or isinstance(body.get("opponents"), list):
+        ids = [*(body.get("teammates") or []), *(body.get("opponents") or [])]
+    elif isinstance(body.get("opponent"), str):
+        ids = [body["opponent"]]
+    elif game is not None:
+        ids = [entry.get("id") for entry in game.result.get("players", [])]
+    else:
+        ids = []
+    erased = set(names) | set(names.values())
+    return [i for i in dict.fromkeys(ids) if isinstance(i, str) and i not in erased]
+
+
+def _weight(document: object) -> int:
+    """An item's weight in a write: its document's JSON and `ITEM_OVERHEAD`."""
+    if document is None:
+        return ITEM_OVERHEAD
+    return ITEM_OVERHEAD + len(json.dumps(document, default=str))
 
 
 def _rewrite(
