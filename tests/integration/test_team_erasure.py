@@ -48,7 +48,8 @@ def team_erasure_scenario(storage: Storage) -> dict[str, Any]:
     out["histories"] = {pid: service.get_history("ffa", pid, limit=100) for pid in OTHERS}
     out["erased-history"] = service.get_history("ffa", ERASED)
     out["mentions"] = mentions(storage, ERASED)
-    return _renamed(out, pseudonym)
+    answers: dict[str, Any] = _renamed(out, pseudonym)
+    return answers
 
 
 def _renamed(value: Any, pseudonym: str) -> Any:

@@ -14,10 +14,10 @@ The phases, each made of idempotent steps:
    and each standing the player left frozen in a season is stored again under the pseudonym
    (it stays on that season's leaderboard, as it stood); then the player's own items are
    deleted, all in one write per page. A page is the id's first items left, as many as fit
-   in one write (`_bounded`: at most `PAGE_SIZE`, and the write within DynamoDB's limits of
-   a transaction). Sanctions of the player and refunds paid to them get their pseudonyms
-   first (`erase_sanctions`). Deleted items are gone, so every step starts at the id's first
-   item left.
+   in one write (at most `PAGE_SIZE`, the write within DynamoDB's limits of a transaction:
+   `_counted`, `_weighed`). Sanctions of the player and refunds paid to them get their
+   pseudonyms first (`erase_sanctions`). Deleted items are gone, so every step starts at the
+   id's first item left.
 3. unlink: both sides of the identity link are deleted.
 4. states: the marked states are deleted (only while as marked: a write that slipped in
    sends the job back to phase 1), each with, when it is still in a season that has ended
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from ratings.declare.answers import JsonObject
@@ -68,13 +68,15 @@ if TYPE_CHECKING:
 
 PAGES, UNLINK, STATES = "pages", "unlink", "states"
 #: Own items read a step, at most. A page takes as many of them, in order, as fit in one write
-#: (`_bounded`): each costs its delete and what it rewrites (a game event: the game's record
-#: and every other player's event of it, up to 1 + 15 + 1 items in a game of 16; a frozen
-#: standing: its copy under the pseudonym; a podium event or award pointer: the tournament's
-#: record, once a page).
+#: (`_counted`, `_weighed`): each costs its delete and what it rewrites (a game event: the
+#: game's record and every other player's event of it, up to 1 + 15 + 1 items in a game of
+#: 16; a frozen standing: its copy under the pseudonym; a podium event or award pointer: the
+#: tournament's record, once a page).
 PAGE_SIZE = 25
 #: DynamoDB's limit of items in one transaction: a page's write holds at most as many.
 WRITE_ITEMS = 100
+#: The other players of a game at most (16 players: `ratings.rules`' largest game).
+MAX_OTHERS = 15
 #: What a page's write may weigh, by its documents' JSON (`_weight`): half of DynamoDB's 4 MB
 #: a transaction, leaving room for what the estimate leaves out (attribute names, keys).
 WRITE_BYTES = 2_000_000
@@ -145,20 +147,16 @@ class ErasePlayer(JobKind):
         if not items:
             return job.advanced(Progress(PAGES, {"partition": index + 1}))
         names: Mapping[str, str] = job.details["names"]
-        games, tournaments = _records(items)
-        records = self.erasures.read_references(ladder, games, tournaments, [])
-        page = _bounded(items, records, names)
+        owns = _counted(items, names)
+        references = self.erasures.read_references(ladder, *_wanted(owns))
+        unnamed = _named_by_records(owns, references, names)
+        if unnamed:
+            more = self.erasures.read_references(ladder, [], [], unnamed).events
+            references = references._replace(events={**references.events, **more})
+        page = _weighed(owns, references)
         if self.sanctions is not None:
-            self.sanctions.rewrite(ladder, page.items, names)
-        events = (
-            self.erasures.read_references(ladder, [], [], page.events).events if page.events else {}
-        )
-        references = References(
-            {gid: game for gid, game in records.games.items() if gid in page.games},
-            {tid: t for tid, t in records.tournaments.items() if tid in page.tournaments},
-            events,
-        )
-        self.erasures.pseudonymize(ladder, _rewrite(page.items, references, names))
+            self.sanctions.rewrite(ladder, page, names)
+        self.erasures.pseudonymize(ladder, _rewrite(owns[: len(page)], references, names))
         return job.advanced(Progress(PAGES, {"partition": index}))
 
     # 3. unlink, 4. states ------------------------------------------------------------------
@@ -231,87 +229,120 @@ def _partitions(job: Job) -> list[tuple[str, str]]:
     return [(ladder, player_id) for ladder, player_id, _version in job.details["marked"]]
 
 
-def _records(items: Sequence[PlayerItem]) -> tuple[list[str], list[str]]:
-    """The games and tournaments that `items` (own items) name."""
-    games: list[str] = []
-    tournaments: list[str] = []
-    for item in items:
-        if item.kind == GAME_EVENT and item.event is not None:
-            games.append(item.ref_id)
-        elif item.kind in (PODIUM_EVENT, AWARD_POINTER) and item.ref_id not in tournaments:
-            tournaments.append(item.ref_id)
-    return games, tournaments
-
-
 @dataclass
-class _Page:
-    """The own items a step rewrites and deletes (the first of those read, in order), the
-    games and tournaments they rewrite, and the other players' events to rewrite."""
+class _Own:
+    """One of the player's own items a page takes, and what its write rewrites: the game's
+    or tournament's record (once a page: the first item naming it) and the other players'
+    events of the game; `size`: the items of the write it makes, at most."""
 
-    items: list[PlayerItem]
-    games: set[str]
-    tournaments: set[str]
-    events: list[EventKey]
-    #: The items of the page's write, and its weight (`_weight`), as counted so far.
-    size: int = 0
-    weight: int = 0
+    item: PlayerItem
+    games: list[str] = field(default_factory=list)
+    tournaments: list[str] = field(default_factory=list)
+    events: list[EventKey] = field(default_factory=list)
+    size: int = 1
+    #: A game event naming no other player (the game's record tells who played).
+    unnamed: bool = False
 
 
-def _bounded(items: Sequence[PlayerItem], records: References, names: Mapping[str, str]) -> _Page:
-    """The page: the first of `items` whose write stays within `WRITE_ITEMS` items and
-    `WRITE_BYTES`, counting for each its delete and what it rewrites (more than is written
-    when a record names the ids no more); always the first item, whatever it costs (at most
-    17 items: a game of 16 players). The same items read give the same page, so a step done
-    again rewrites what it would have."""
-    page = _Page([], set(), set(), [])
+def _counted(items: Sequence[PlayerItem], names: Mapping[str, str]) -> list[_Own]:
+    """The page, by items: the first of `items` whose write stays within `WRITE_ITEMS`,
+    counting for each its delete and what it rewrites (more than is written when a record
+    names the ids no more, or a game event names no other player: counted as the most a game
+    has, `MAX_OTHERS`); always the first item (17 items at most). The same items read give
+    the same page, so a step done again rewrites what it would have."""
+    owns: list[_Own] = []
+    games: set[str] = set()
+    tournaments: set[str] = set()
+    total = 0
     for item in items:
-        size, weight = 1, _weight(item.event.body if item.event else None)
-        games: set[str] = set()
-        tournaments: set[str] = set()
-        events: list[EventKey] = []
+        own = _Own(item)
         if item.kind == GAME_EVENT and item.event is not None:
-            game = records.games.get(item.ref_id)
-            if game is not None and item.ref_id not in page.games:
-                games.add(item.ref_id)
-                size, weight = size + 1, weight + _weight(game.result)
-            events = [
-                EventKey(other, item.event.at, item.ref_id)
-                for other in _others(item.event.body, game, names)
-            ]
-            # Another player's event is the erased player's own but for who it names.
-            size, weight = size + len(events), weight + len(events) * _weight(item.event.body)
+            if item.ref_id not in games:
+                own.games.append(item.ref_id)
+            others = _others(item.event.body, names)
+            if others is None:
+                own.unnamed, others = True, []
+            own.events = [EventKey(pid, item.event.at, item.ref_id) for pid in others]
+            own.size += len(own.games) + (MAX_OTHERS if own.unnamed else len(own.events))
         elif item.kind in (PODIUM_EVENT, AWARD_POINTER):
-            tournament = records.tournaments.get(item.ref_id)
-            if tournament is not None and item.ref_id not in page.tournaments:
-                tournaments.add(item.ref_id)
-                size, weight = size + 1, weight + _weight(tournament.result)
+            if item.ref_id not in tournaments:
+                own.tournaments.append(item.ref_id)
+            own.size += len(own.tournaments)
         elif item.kind == FROZEN_STANDING:
-            size, weight = size + 1, weight + ITEM_OVERHEAD
-        if page.items and (page.size + size > WRITE_ITEMS or page.weight + weight > WRITE_BYTES):
+            own.size += 1  # its copy under the pseudonym
+        if owns and total + own.size > WRITE_ITEMS:
             break
-        page.items.append(item)
-        page.games |= games
-        page.tournaments |= tournaments
-        page.events += events
-        page.size, page.weight = page.size + size, page.weight + weight
-    return page
+        owns.append(own)
+        games.update(own.games)
+        tournaments.update(own.tournaments)
+        total += own.size
+    return owns
 
 
-def _others(body: JsonObject, game: StoredGame | None, names: Mapping[str, str]) -> list[str]:
+def _wanted(owns: Sequence[_Own]) -> tuple[list[str], list[str], list[EventKey]]:
+    """The games, tournaments and other players' events the page rewrites."""
+    return (
+        [gid for own in owns for gid in own.games],
+        [tid for own in owns for tid in own.tournaments],
+        [key for own in owns for key in own.events],
+    )
+
+
+def _others(body: JsonObject, names: Mapping[str, str]) -> list[str] | None:
     """The other players of a game whose event of it names the erased player, from the erased
     player's own event `body`: its teammates and opponents (a game sent as sides), else its
-    opponent, else the players of the game's record. An id erased too is left out: its own
-    events are deleted, not rewritten."""
+    opponent; None when it names none of them. An id erased too is left out: its own events
+    are deleted, not rewritten."""
     if isinstance(body.get("teammates"), list) or isinstance(body.get("opponents"), list):
         ids = [*(body.get("teammates") or []), *(body.get("opponents") or [])]
     elif isinstance(body.get("opponent"), str):
         ids = [body["opponent"]]
-    elif game is not None:
-        ids = [entry.get("id") for entry in game.result.get("players", [])]
     else:
-        ids = []
+        return None
+    return _not_erased(ids, names)
+
+
+def _not_erased(ids: Sequence[object], names: Mapping[str, str]) -> list[str]:
     erased = set(names) | set(names.values())
-    return [i for i in dict.fromkeys(ids) if isinstance(i, str) and i not in erased]
+    return [pid for pid in dict.fromkeys(ids) if isinstance(pid, str) and pid not in erased]
+
+
+def _named_by_records(
+    owns: Sequence[_Own], references: References, names: Mapping[str, str]
+) -> list[EventKey]:
+    """The other players' events of the game events that name no other player, by the
+    players of the game's record (now part of `owns`, to be read)."""
+    keys: list[EventKey] = []
+    for own in owns:
+        game = references.games.get(own.item.ref_id)
+        if own.unnamed and game is not None and own.item.event is not None:
+            ids = [entry.get("id") for entry in game.result.get("players", [])]
+            at = own.item.event.at
+            own.events = [EventKey(pid, at, own.item.ref_id) for pid in _not_erased(ids, names)]
+            keys += own.events
+    return keys
+
+
+def _weighed(owns: Sequence[_Own], references: References) -> list[PlayerItem]:
+    """The page's items: the first of `owns` whose write's documents weigh (`_weight`) at
+    most `WRITE_BYTES`, always the first."""
+    page: list[PlayerItem] = []
+    total = 0
+    for own in owns:
+        documents: list[object] = [own.item.event.body if own.item.event else None]
+        documents += [references.games[gid].result for gid in own.games if gid in references.games]
+        documents += [
+            references.tournaments[tid].result
+            for tid in own.tournaments
+            if tid in references.tournaments
+        ]
+        documents += [references.events[key].body for key in own.events if key in references.events]
+        weight = sum(map(_weight, documents))
+        if page and total + weight > WRITE_BYTES:
+            break
+        page.append(own.item)
+        total += weight
+    return page
 
 
 def _weight(document: object) -> int:
@@ -322,26 +353,35 @@ def _weight(document: object) -> int:
 
 
 def _rewrite(
-    items: Sequence[PlayerItem], references: References, names: Mapping[str, str]
+    owns: Sequence[_Own], references: References, names: Mapping[str, str]
 ) -> Pseudonymized:
+    """The page's write: each record its items name, renamed where it names an id (once,
+    whichever item names it), and the items deleted."""
     games: list[StoredGame] = []
-    for game in references.games.values():
-        result = pseudonyms.game_result(game.result, names)
-        if result is not game.result:
-            games.append(game._replace(result=result))
+    for game_id in [gid for own in owns for gid in own.games]:
+        game = references.games.get(game_id)
+        if game is not None:
+            result = pseudonyms.game_result(game.result, names)
+            if result is not game.result:
+                games.append(game._replace(result=result))
     tournaments: list[StoredTournament] = []
-    for tournament in references.tournaments.values():
-        result = pseudonyms.tournament_result(tournament.result, names)
-        if result is not tournament.result:
-            tournaments.append(tournament._replace(result=result))
+    for tournament_id in [tid for own in owns for tid in own.tournaments]:
+        tournament = references.tournaments.get(tournament_id)
+        if tournament is not None:
+            renamed = pseudonyms.tournament_result(tournament.result, names)
+            if renamed is not tournament.result:
+                tournaments.append(tournament._replace(result=renamed))
     events: list[PlayerEvent] = []
-    for event in references.events.values():
-        body: JsonObject = pseudonyms.opponent_event(event.body, names)
-        if body is not event.body:
-            events.append(event._replace(body=body))
+    for key in dict.fromkeys(key for own in owns for key in own.events):
+        event = references.events.get(key)
+        if event is not None:
+            body: JsonObject = pseudonyms.opponent_event(event.body, names)
+            if body is not event.body:
+                events.append(event._replace(body=body))
+    items = [own.item for own in owns]
     standings = [
         item.standing._replace(player_id=names[item.player_id])
         for item in items
         if item.kind == FROZEN_STANDING and item.standing is not None
     ]
-    return Pseudonymized(games, tournaments, events, list(items), standings)
+    return Pseudonymized(games, tournaments, events, items, standings)
