@@ -149,3 +149,27 @@ def test_a_step_done_again_after_its_write_landed_ends_the_same(
     assert service.get_erasure("alice")["status"] == "done"
     assert outcome(service, storage) == outcome(calm, calm_storage)
     assert set(outcome(service, storage)["revisions"].values()) == {1}
+
+
+def test_a_game_event_naming_no_other_player_is_renamed_by_the_games_players(
+    service: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
+) -> None:
+    # No stored game has one (a game of several opponents is sent as sides), but an event
+    # naming nobody still has the game's record say who played.
+    play_ffa_and_teams(service)
+    events = storage.events[("ffa", "alice")]
+    events[:] = [
+        event._replace(
+            body={k: v for k, v in event.body.items() if k not in ("teammates", "opponents")}
+        )
+        if event.ref_id == "g-ffa"
+        else event
+        for event in events
+    ]
+
+    assert erase(service, job_queue, "alice")["status"] == "done"
+
+    pseudonym = pseudonym_of_alice(service)
+    for other in FFA[1:]:
+        assert events_of(service, other)["g-ffa"]["opponents"][0] == pseudonym
+    assert mentions(storage, "alice") == []
