@@ -3,6 +3,7 @@ DynamoDB, the window's ends and pages, each commit's conditions (nothing stored 
 fails), a sanction's decisions a page at a time, what lands in the table, a victim's
 concurrent game, and the requests a step and a page send."""
 
+import random
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
@@ -10,7 +11,9 @@ from typing import Any
 import pytest
 from support.dynamodb import RequestCounter, raw_items
 from support.engines import ratings_table, running_engine
+from support.erasure import work_jobs
 from support.games import DAY, HOUR, MINUTE, MS, NOW, FixedClock, game
+from support.jobs import RecordingJobQueue
 from support.sanctions import (
     decided_games,
     decision_pages,
@@ -20,6 +23,9 @@ from support.sanctions import (
 )
 from support.services import answers_alike, rating_service
 
+from ratings.declare.answers import format_utc_millis
+from ratings.rules import Classic, Ladder, Sedma
+from ratings.rules.ladders import Span
 from ratings.rules.refunds import Window
 from ratings.service.errors import AlreadyStored, ServiceError, WriteConflict
 from ratings.service.facade import RatingService
@@ -27,6 +33,7 @@ from ratings.service.player import Player
 from ratings.service.ports import Storage
 from ratings.service.sanction_records import RefundDecision, RefundProgress, Sanction
 from ratings.service.stored import PlayerEvent, StoredGame
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.dynamodb import DynamoStorage
 from ratings.storage.dynamodb.sanctions import DynamoSanctions
 
@@ -357,6 +364,113 @@ def test_a_sanction_with_more_decisions_than_a_page_is_paged_alike_on_every_stor
         assert (first["refunds"], first["next_cursor"]) == (largest["refunds"], None)
 
 
+# Teams and free-for-all ---------------------------------------------------------------------
+
+TEAM_LADDERS = {
+    "pairs": Ladder("pairs", Sedma(), sides=Span(2, 2), players_per_side=Span(2, 2)),
+    "ffa": Ladder(
+        "ffa", Classic(provisional_games=0), sides=Span(2, 8), players_per_side=Span(1, 8)
+    ),
+}
+
+
+def sides_game(game_id: str, *places: list[str], played_at: datetime) -> dict[str, Any]:
+    """A game sent as sides: each of `places` a side's players, placed 1, 2, ... in turn."""
+    return {
+        "game_id": game_id,
+        "played_at": format_utc_millis(played_at),
+        "sides": [
+            {"players": [{"id": pid} for pid in side], "place": place}
+            for place, side in enumerate(places, start=1)
+        ],
+    }
+
+
+def team_sanction_scenario(storage: Storage) -> dict[str, Any]:
+    """A sanction of a player of team games: 2v2 games won (each opponent refunded, the
+    teammate not; one opponent sanctioned too), a game of two sent as sides, a step budget
+    smaller than a page, pages of one decision, and an erasure of a victim of a team game."""
+    queue = RecordingJobQueue()
+    service = RatingService(
+        storage,
+        TEAM_LADDERS,
+        clock=FixedClock(),
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(11)),
+        job_queue=queue,
+    )
+    service.pay_refunds.decisions_per_step = 3
+    out: dict[str, Any] = {}
+    played = [
+        ("p-1", ["mallory", "tom"], ["alice", "bob"]),
+        ("p-2", ["mallory", "tom"], ["alice", "trudy"]),
+        ("p-3", ["alice", "bob"], ["mallory", "tom"]),  # lost: nothing to refund
+        ("p-4", ["mallory", "alice"], ["tom", "bob"]),  # alice a teammate this time
+        ("p-5", ["mallory"], ["bob"]),  # refused: the ladder plays two a side
+    ]
+    for number, (game_id, *places) in enumerate(played):
+        at = NOW - HOUR + number * MINUTE
+        try:
+            body = sides_game(game_id, *places, played_at=at)
+            out[game_id] = service.submit_game("pairs", body).result
+        except ServiceError as error:
+            out[game_id] = {"error": error.code}
+    out["f-1"] = service.submit_game(
+        "ffa", sides_game("f-1", ["mallory"], ["carol"], played_at=NOW - HOUR)
+    ).result
+    out["trudy"] = service.sanction_player("pairs", sanction("s-t", "trudy", refund_days=0))
+    out["made"] = service.sanction_player("pairs", sanction()).result
+    out["made-ffa"] = service.sanction_player("ffa", sanction()).result
+    out["runs"] = [(run.job.status, run.steps) for run in work_jobs(service, queue)]
+    out["answer"] = service.get_sanction("pairs", "s-1")
+    out["answer-ffa"] = service.get_sanction("ffa", "s-1")
+    out["pages-of-1"] = decision_pages(service, limit=1, ladder="pairs")
+    for player_id in ("alice", "bob", "tom", "trudy"):
+        out[f"player-{player_id}"] = service.get_player("pairs", player_id)
+        out[f"history-{player_id}"] = service.get_history("pairs", player_id)
+    service.request_erasure("bob")
+    out["erasure"] = [(run.job.status, run.steps) for run in work_jobs(service, queue)]
+    # A pseudonym is random: each shown as one, to compare storages.
+    after = service.get_sanction("pairs", "s-1")
+    for refund in after["refunds"]:
+        if refund["player_id"].startswith("erased-"):
+            refund["player_id"] = "erased-"
+    out["after-erasure"] = after
+    return out
+
+
+def test_the_team_sanction_scenario_answers_alike_on_every_storage(any_storage: Storage) -> None:
+    answers = answers_alike(team_sanction_scenario, any_storage)
+
+    paid = {(r["game_id"], r["player_id"]) for r in answers["answer"]["refunds"]}
+    assert paid == {
+        ("p-1", "alice"),
+        ("p-1", "bob"),
+        ("p-2", "alice"),
+        ("p-4", "tom"),
+        ("p-4", "bob"),
+    }
+    assert [(w["game_id"], w["reason"]) for w in answers["answer"]["withheld"]] == [
+        ("p-2", "victim_sanctioned")
+    ]
+    assert answers["answer"]["totals"]["refunds"] == 5
+    assert answers["answer"]["totals"]["withheld"] == 1
+    assert "error" in answers["p-5"]
+    assert [(r["game_id"], r["player_id"]) for r in answers["answer-ffa"]["refunds"]] == [
+        ("f-1", "carol")
+    ]
+    # p-1: alice then bob; p-2: alice then trudy (withheld); p-4: tom then bob. One a page.
+    assert len(answers["pages-of-1"]) == 6
+    # tom keeps what he won beside mallory and what he lost to others; p-4 is paid back.
+    tom = [answers[gid]["players"][1] for gid in ("p-1", "p-2")]
+    lost = [p for p in answers["p-3"]["players"] if p["id"] == "tom"]
+    assert answers["player-tom"]["rating"] == 1000 + sum(p["delta"] for p in tom + lost)
+    assert all(p["id"] == "tom" for p in tom)
+    # bob's two refunds (a seat of p-1, a seat of p-4) found and renamed by the erasure.
+    renamed = [(r["game_id"], r["player_id"]) for r in answers["after-erasure"]["refunds"]]
+    assert sorted(renamed) == sorted((gid, "erased-" if pid == "bob" else pid) for gid, pid in paid)
+    assert all(status == "done" for status, _steps in answers["erasure"])
+
+
 # What lands in the table -------------------------------------------------------------------
 
 
@@ -380,6 +494,33 @@ def test_the_sanctioned_state_leaves_the_leaderboard_index_and_a_pointer_stays(
     assert sanction_items == {"SANCTION", "R#g-1"}
     service.lift_sanction(LADDER, "s-1")
     assert "lb_shard" in _state_item(dynamo_storage, "mallory")
+
+
+def test_a_team_games_decisions_are_keyed_by_seat_and_a_game_of_twos_by_its_id(
+    dynamo_storage: DynamoStorage, clock: FixedClock
+) -> None:
+    service = RatingService(
+        dynamo_storage,
+        TEAM_LADDERS,
+        clock=clock,
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(3)),
+        job_queue=RecordingJobQueue(),
+    )
+    at = NOW - HOUR
+    service.submit_game(
+        "pairs", sides_game("p-1", ["mallory", "tom"], ["alice", "bob"], played_at=at)
+    )
+    service.submit_game("ffa", sides_game("f-1", ["mallory"], ["carol"], played_at=at))
+    for ladder in ("pairs", "ffa"):
+        service.sanction_player(ladder, sanction())
+        service.pay_refunds.run(ladder, "s-1")
+
+    pairs = {i["sk"]["S"]: i for i in raw_items(dynamo_storage, "N#pairs#s-1")}
+    ffa = {i["sk"]["S"] for i in raw_items(dynamo_storage, "N#ffa#s-1")}
+
+    assert set(pairs) == {"SANCTION", "R#p-1#02", "R#p-1#03"}  # alice, bob: not tom (seat 1)
+    assert pairs["R#p-1#03"]["seat"] == {"N": "3"}
+    assert ffa == {"SANCTION", "R#f-1"}  # a game of two sent as sides: as before sides
 
 
 def _state_item(storage: DynamoStorage, player_id: str) -> dict[str, Any]:

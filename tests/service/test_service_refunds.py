@@ -3,7 +3,10 @@
 runs at the same time, for a cheater of any size."""
 
 import json
-from datetime import timedelta
+import random
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 from support.games import DAY, HOUR, MINUTE, NOW, FixedClock, game, ts
@@ -18,10 +21,13 @@ from support.sanctions import (
     sanction_and_refund,
 )
 
+from ratings.rules import Classic, Ladder, Sedma
+from ratings.rules.ladders import Span
 from ratings.service.errors import RetryLater
 from ratings.service.facade import RatingService
 from ratings.service.jobs import JobRun
 from ratings.service.player import Player
+from ratings.service.unit_of_work import Retrier
 from ratings.storage.memory import InMemoryStorage
 
 LADDER = "backgammon"
@@ -480,3 +486,210 @@ def test_the_worked_example_of_rules_md(service: RatingService) -> None:
         1484,
         1547,
     ]
+
+
+# Teams and free-for-all ---------------------------------------------------------------------
+
+TEAM_LADDERS = {
+    # sedma: two sides of two, nobody provisional; classic free-for-all, nobody provisional
+    # either (so every loss is paid), 2 to 8 sides of 1 to 8.
+    "pairs": Ladder("pairs", Sedma(), sides=Span(2, 2), players_per_side=Span(2, 2)),
+    "ffa": Ladder(
+        "ffa", Classic(provisional_games=0), sides=Span(2, 8), players_per_side=Span(1, 8)
+    ),
+}
+
+
+@pytest.fixture
+def teams(
+    storage: InMemoryStorage, clock: FixedClock, job_queue: RecordingJobQueue
+) -> RatingService:
+    return RatingService(
+        storage,
+        TEAM_LADDERS,
+        clock=clock,
+        retrier=Retrier(sleep=lambda seconds: None, rng=random.Random(7)),
+        job_queue=job_queue,
+    )
+
+
+def sides_game(game_id: str, *places: Sequence[str], played_at: datetime = NOW - HOUR) -> Any:
+    """A game sent as sides: each of `places` a side's players, placed 1, 2, ... in turn."""
+    return {
+        "game_id": game_id,
+        "played_at": ts(played_at),
+        "sides": [
+            {"players": [{"id": pid} for pid in side], "place": place}
+            for place, side in enumerate(places, start=1)
+        ],
+    }
+
+
+def deltas(service: RatingService, ladder: str, game_id: str) -> dict[str, int]:
+    return {p["id"]: p["delta"] for p in service.get_game(ladder, game_id)["players"]}
+
+
+def adds_up(service: RatingService, ladder: str, player_id: str, start: int) -> bool:
+    """Whether the player's rating is `start` plus every delta of their history."""
+    events = service.get_history(ladder, player_id, limit=100)["events"]
+    total = start + sum(event["delta"] for event in events)
+    return bool(total == service.get_player(ladder, player_id)["rating"])
+
+
+def test_a_team_game_refunds_each_opponent_who_lost_and_not_the_teammate(
+    teams: RatingService,
+) -> None:
+    teams.submit_game("pairs", sides_game("p-1", ["mallory", "tom"], ["alice", "bob"]))
+    lost = deltas(teams, "pairs", "p-1")
+
+    answer = sanction_and_refund(teams, sanction(), "pairs")
+
+    assert lost == {"mallory": 20, "tom": 20, "alice": -20, "bob": -20}
+    assert refunds_of(answer) == {"alice": [("p-1", 20)], "bob": [("p-1", 20)]}
+    assert answer["totals"] == {"refunds": 2, "points": 40, "withheld": 0}
+    assert answer["withheld"] == []
+    # The teammate keeps what the game gave them, and gets no event.
+    assert rating(teams, "tom", "pairs") == 1020
+    assert [e["type"] for e in teams.get_history("pairs", "tom")["events"]] == ["game"]
+    for victim in ("alice", "bob"):
+        assert rating(teams, victim, "pairs") == 1000
+        assert adds_up(teams, "pairs", victim, 1000)
+
+
+def test_each_victim_of_a_team_game_is_decided_apart_and_pages_list_them_one_by_one(
+    teams: RatingService,
+) -> None:
+    # bob is sanctioned too: his loss stays lost, alice's is paid.
+    teams.submit_game("pairs", sides_game("p-1", ["mallory", "tom"], ["alice", "bob"]))
+    teams.sanction_player("pairs", sanction("s-b", "bob", refund_days=0))
+
+    answer = sanction_and_refund(teams, sanction(), "pairs")
+    pages = decision_pages(teams, limit=1, ladder="pairs")
+
+    assert refunds_of(answer) == {"alice": [("p-1", 20)]}
+    assert answer["withheld"] == [
+        {"game_id": "p-1", "played_at": ts(NOW - HOUR), "reason": "victim_sanctioned"}
+    ]
+    assert answer["totals"] == {"refunds": 1, "points": 20, "withheld": 1}
+    # One decision a page, by game then seat: alice's (seat 2), then bob's (seat 3).
+    assert [(len(page["refunds"]), len(page["withheld"])) for page in pages] == [(1, 0), (0, 1)]
+
+
+def test_a_free_for_all_refunds_every_player_below_who_lost_and_not_one_who_gained(
+    teams: RatingService,
+) -> None:
+    teams.submit_game("ffa", sides_game("f-1", ["mallory"], ["carol"], ["alice"], ["bob"]))
+    lost = deltas(teams, "ffa", "f-1")
+
+    answer = sanction_and_refund(teams, sanction(), "ffa")
+
+    # carol placed above two players: she gained, so nothing to refund or record.
+    assert lost["carol"] > 0 > lost["alice"] > lost["bob"]
+    assert refunds_of(answer) == {
+        "alice": [("f-1", -lost["alice"])],
+        "bob": [("f-1", -lost["bob"])],
+    }
+    assert answer["withheld"] == []
+    assert rating(teams, "carol", "ffa") == 1200 + lost["carol"]
+    assert [rating(teams, pid, "ffa") for pid in ("alice", "bob")] == [1200, 1200]
+
+
+def test_a_one_against_one_game_sent_as_sides_is_refunded_as_before(
+    teams: RatingService, storage: InMemoryStorage
+) -> None:
+    teams.submit_game("ffa", sides_game("f-1", ["mallory"], ["alice"]))
+
+    answer = sanction_and_refund(teams, sanction(), "ffa")
+
+    assert refunds_of(answer) == {"alice": [("f-1", 8)]}
+    # Its decision is the game's alone, as every decision of a game of two has always been.
+    assert list(storage.sanction_tables.decisions[("ffa", "s-1")]) == ["f-1"]
+
+
+def test_a_step_decides_only_the_games_whose_victims_fit_its_budget(
+    teams: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
+) -> None:
+    for number in range(5):
+        at = NOW - HOUR + number * MINUTE
+        body = sides_game(
+            f"p-{number}", ["mallory", "tom"], [f"a{number}", f"b{number}"], played_at=at
+        )
+        teams.submit_game("pairs", body)
+    teams.sanction_player("pairs", sanction())
+    teams.pay_refunds.decisions_per_step = 5  # two games of two victims a step, not three
+    (message,) = job_queue.take()
+    commits = storage.commits
+
+    run = teams.run_job(json.loads(message.body()), Countdown(600))
+
+    assert run.steps == 3  # 2 games, 2 games, then the last one
+    assert storage.commits == commits + 10  # one commit per refund
+    answer = teams.get_sanction("pairs", "s-1")
+    points = sum(refund["delta"] for refund in answer["refunds"])
+    assert answer["totals"] == {"refunds": 10, "points": points, "withheld": 0}
+    assert sorted(refunds_of(answer)) == sorted(
+        [f"a{n}" for n in range(5)] + [f"b{n}" for n in range(5)]
+    )
+
+
+def test_a_worker_that_dies_midway_through_a_team_game_resumes_and_pays_nothing_twice(
+    teams: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
+) -> None:
+    teams.submit_game("ffa", sides_game("f-1", ["mallory"], ["v1"], ["v2"], ["v3"], ["v4"]))
+    teams.submit_game(
+        "ffa", sides_game("f-2", ["mallory"], ["v1", "v2"], ["v3"], played_at=NOW - HOUR / 2)
+    )
+    lost = {gid: deltas(teams, "ffa", gid) for gid in ("f-1", "f-2")}
+    before = {pid: rating(teams, pid, "ffa") for pid in ("v1", "v2", "v3", "v4")}
+    teams.sanction_player("ffa", sanction())
+    die_at_commit(storage, 3)  # two of f-1's four refunds paid, then the worker stops
+
+    (message,) = job_queue.take()
+    with pytest.raises(WorkerStopped):
+        teams.run_job(json.loads(message.body()), Countdown(600))
+    stopped = teams.get_sanction("ffa", "s-1")
+    teams.run_job(json.loads(message.body()), Countdown(600))  # SQS delivers it again
+
+    assert (stopped["status"], len(stopped["refunds"])) == ("pending", 2)
+    answer = teams.get_sanction("ffa", "s-1")
+    expected = sorted(
+        (pid, gid, -delta)
+        for gid, game_deltas in lost.items()
+        for pid, delta in game_deltas.items()
+        if pid != "mallory" and delta < 0
+    )
+    assert sorted((r["player_id"], r["game_id"], r["delta"]) for r in answer["refunds"]) == expected
+    points = sum(points for _pid, _gid, points in expected)
+    assert answer["totals"] == {"refunds": len(expected), "points": points, "withheld": 0}
+    for pid, rating_before in before.items():
+        paid = sum(points for victim, _gid, points in expected if victim == pid)
+        assert rating(teams, pid, "ffa") == rating_before + paid
+        assert adds_up(teams, "ffa", pid, 1200)
+
+
+def test_two_workers_on_a_team_games_job_pay_each_victim_once(
+    teams: RatingService, storage: InMemoryStorage, job_queue: RecordingJobQueue
+) -> None:
+    teams.submit_game("pairs", sides_game("p-1", ["mallory", "tom"], ["alice", "bob"]))
+    teams.submit_game(
+        "pairs", sides_game("p-2", ["mallory", "tom"], ["alice", "bob"], played_at=NOW - HOUR / 2)
+    )
+    teams.sanction_player("pairs", sanction())
+    (message,) = job_queue.take()
+    body = json.loads(message.body())
+    other_runs: list[JobRun] = []
+
+    def another_worker_gets_the_same_message() -> None:  # after the first read its page
+        other_runs.append(teams.run_job(body, Countdown(600)))
+
+    storage.before_commit = another_worker_gets_the_same_message
+    first = teams.run_job(body, Countdown(600))
+
+    assert first.superseded is True
+    assert [(run.job.status, run.superseded) for run in other_runs] == [("done", False)]
+    answer = teams.get_sanction("pairs", "s-1")
+    paid = sorted((r["game_id"], r["player_id"]) for r in answer["refunds"])
+    assert paid == [("p-1", "alice"), ("p-1", "bob"), ("p-2", "alice"), ("p-2", "bob")]
+    assert answer["totals"]["refunds"] == 4
+    assert [rating(teams, pid, "pairs") for pid in ("alice", "bob")] == [1000, 1000]
+    assert all(adds_up(teams, "pairs", pid, 1000) for pid in ("alice", "bob"))

@@ -8,6 +8,7 @@ or anything else, is refused with 400 invalid_cursor rather than read as some ot
 import base64
 import binascii
 import json
+import re
 from datetime import datetime
 from typing import Any
 
@@ -95,18 +96,24 @@ def decode_leaderboard_cursor(cursor: object, ladder: str) -> tuple[int, tuple[i
     return rank, (rating, player_id)
 
 
-def sanction_cursor(ladder: str, sanction_id: str, game_id: str) -> str:
-    return encode_cursor(["n", ladder, sanction_id, game_id])
+def sanction_cursor(ladder: str, sanction_id: str, ref: str) -> str:
+    return encode_cursor(["n", ladder, sanction_id, ref])
+
+
+#: A decision's ref (`sanction_records.decision_ref`): a game id, and a victim's seat in a game
+#: of more than two players.
+_DECISION_REF = re.compile(rf"(?:{ID_PATTERN.pattern})(?:#[0-9]{{2}})?")
 
 
 def decode_sanction_cursor(cursor: object, ladder: str, sanction_id: str) -> str | None:
-    """The game id a page of the sanction's decisions continues after, or InvalidCursor."""
+    """The decision ref (a game id, or a game id and a seat) a page of the sanction's
+    decisions continues after, or InvalidCursor."""
     if cursor is None:
         return None
-    _listing, of_ladder, of_sanction, game_id = _decode(cursor, "n", 4)
-    # The game id becomes part of the key the read starts after: an id only.
+    _listing, of_ladder, of_sanction, ref = _decode(cursor, "n", 4)
+    # The ref becomes part of the key the read starts after: an id (and a seat) only.
     if (of_ladder, of_sanction) != (ladder, sanction_id) or not (
-        isinstance(game_id, str) and ID_PATTERN.fullmatch(game_id)
+        isinstance(ref, str) and _DECISION_REF.fullmatch(ref)
     ):
         raise InvalidCursor
-    return game_id
+    return ref

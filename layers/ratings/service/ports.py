@@ -142,7 +142,7 @@ class SanctionStore(ABC):
         self, ladder: str, sanction_id: str, after: str | None, limit: int
     ) -> sanction_records.SanctionView:
         """The sanction (None: not stored) with its lift, at most `limit` of its decisions by
-        game id from just after game `after` (None: the first), and whether more follow;
+        `decision_ref` from just after the ref `after` (None: the first), and whether more follow;
         strongly consistent, reading at most `limit` + 1 decisions."""
 
     @abstractmethod
@@ -164,10 +164,11 @@ class SanctionStore(ABC):
         sanction_id: str,
         player_id: str,
         games: Sequence[sanction_records.GameAgainst],
+        budget: int | None = None,
     ) -> sanction_records.RefundReads:
-        """For each game of `player_id`: the decision already stored and the stored game;
-        then, for the games not decided yet, the opponent's link and state
-        (`opponents_undecided`). Strongly consistent."""
+        """For each game of `player_id`: the decisions already stored (by game id, then by
+        seat) and the stored game; then, for the games `budget` covers (`plan_refunds`), the
+        links and states of the victims of those not decided yet. Strongly consistent."""
 
     @abstractmethod
     def commit_sanction(self, sanction: sanction_records.Sanction, player: Player) -> None:
@@ -188,12 +189,12 @@ class SanctionStore(ABC):
     ) -> None:
         """Store the decision, the victim's new state and their refund event, or nothing.
 
-        Raises AlreadyStored when the game's decision is stored already, WriteConflict as
-        above."""
+        Raises AlreadyStored when the decision (its game's, its victim's: `decision_ref`) is
+        stored already, WriteConflict as above."""
 
     @abstractmethod
     def record_withheld(self, decision: sanction_records.RefundDecision) -> None:
-        """Store a withheld decision; AlreadyStored when the game's decision is stored."""
+        """Store a withheld decision; AlreadyStored when the decision is stored already."""
 
     @abstractmethod
     def read_named(
@@ -202,8 +203,8 @@ class SanctionStore(ABC):
         sanction_ids: Sequence[str],
         decision_keys: Sequence[tuple[str, str]],
     ) -> sanction_records.NamedInSanctions:
-        """The sanctions and the (sanction id, game id) decisions an erasure rewrites,
-        strongly consistent."""
+        """The sanctions, and every decision of each (sanction id, game id), that an erasure
+        rewrites, strongly consistent."""
 
     @abstractmethod
     def rename(

@@ -3,9 +3,13 @@ record of its refunds, and its lift), the decision about one game (a refund, or 
 withheld), the sanctioned player's games the refunds page through, and what the sanction's
 use cases read first.
 
-A sanction's refunds are decided game by game, each exactly once: the decision about a game
-is stored in the same atomic commit as what it pays (the victim's state and refund event),
-and a decision already stored is never made again.
+A sanction's refunds are decided game by game and victim by victim, each exactly once: the
+decision about a victim of a game is stored in the same atomic commit as what it pays (the
+victim's state and refund event), and a decision already stored is never made again.
+
+A decision is known by its `decision_ref`: the game id alone for a game of two players (as
+every decision was before games had sides, so those stored then are still found), the game id
+and the victim's seat (their index in the result's players) for a game of more players.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -173,10 +177,17 @@ class Sanction(NamedTuple):
         )
 
 
+def decision_ref(game_id: str, seat: int | None) -> str:
+    """What tells a decision from the sanction's others: the game id (a game of two players,
+    or a game no longer stored), or the game id and the victim's seat, `{game_id}#{seat:02}`
+    (ids never hold `#`; two digits, so the refs of a game sort by seat)."""
+    return game_id if seat is None else f"{game_id}#{seat:02d}"
+
+
 class RefundDecision(NamedTuple):
-    """What a sanction decided about one game: the points paid back to the victim, or 0 and
-    the reason they are withheld. A withheld decision names no player: nothing of the victim
-    is kept for it (an erasure could not find it there)."""
+    """What a sanction decided about one victim of one game: the points paid back to them, or
+    0 and the reason they are withheld. A withheld decision names no player: nothing of the
+    victim is kept for it (an erasure could not find it there)."""
 
     ladder: str
     sanction_id: str
@@ -190,10 +201,17 @@ class RefundDecision(NamedTuple):
     #: The victim's rating once paid (None when withheld).
     rating_after: int | None = None
     withheld: str | None = None
+    #: The victim's seat, their index in the game's result players, when the game has more
+    #: than two players (None: a game of two, or a game no longer stored).
+    seat: int | None = None
+
+    @property
+    def ref(self) -> str:
+        return decision_ref(self.game_id, self.seat)
 
 
 class GameAgainst(NamedTuple):
-    """A ranked game of the sanctioned player (its opponent is in the stored game)."""
+    """A ranked game of the sanctioned player (its other players are in the stored game)."""
 
     game_id: str
     played_at: datetime
@@ -206,8 +224,8 @@ class GamesPage(NamedTuple):
 
 
 class SanctionView(NamedTuple):
-    """A sanction as a read finds it, with one page of the decisions stored so far, by game
-    id, and whether more follow the page's last."""
+    """A sanction as a read finds it, with one page of the decisions stored so far, by
+    `decision_ref` (game id, then seat), and whether more follow the page's last."""
 
     sanction: Sanction | None
     decisions: Sequence[RefundDecision] = ()
@@ -218,7 +236,8 @@ class NamedInSanctions(NamedTuple):
     """The sanctions and decisions an erasure rewrites, read together (missing: not stored)."""
 
     sanctions: Mapping[str, Sanction]
-    #: (sanction id, game id) -> the decision.
+    #: (sanction id, decision ref) -> the decision: every decision of each game asked for
+    #: (a game of more than two players may have several).
     decisions: Mapping[tuple[str, str], RefundDecision]
 
 
@@ -237,32 +256,97 @@ class SanctionReads(NamedTuple):
 class RefundReads(NamedTuple):
     """What deciding a page of games reads first, fetched together."""
 
-    #: game id -> the decision already stored.
+    #: decision ref -> the decision already stored, for the games covered.
     decided: Mapping[str, RefundDecision]
     #: game id -> the stored game (missing: expired and deleted).
     games: Mapping[str, StoredGame]
-    #: opponent id -> account, for the opponents (in the stored games not decided yet) that
-    #: are linked anonymous ids.
+    #: victim id -> account, for the victims (of the games covered, not decided yet) that are
+    #: linked anonymous ids.
     links: Mapping[str, str]
-    #: opponent id -> state (missing: never stored, or erased).
+    #: victim id -> state (missing: never stored, or erased).
     states: Mapping[str, Player]
+    #: How many of the games asked for, from the first, these reads cover: those whose
+    #: victims fit the step's budget (`plan_refunds`).
+    covered: int
 
 
-def opponent_in(game: StoredGame, player_id: str) -> str | None:
-    """The other player of a stored game of `player_id` (None: not theirs)."""
-    ids = [entry.get("id") for entry in game.result.get("players", ()) if isinstance(entry, dict)]
-    if player_id not in ids:
+class Loser(NamedTuple):
+    """A player of a game who lost points to the sanctioned player: one on another side."""
+
+    #: Their id as the game's result names them.
+    player_id: str
+    #: What they lost (negative).
+    delta: int
+    #: Their index in the result's players when the game has more than two (None: two).
+    seat: int | None
+
+
+def losers_in(game: StoredGame, player_id: str) -> list[Loser] | None:
+    """The victims of `player_id` in a stored game: each player on another side who lost
+    points, in the result's order (None: not a game of `player_id`). A game sent as sides
+    gives each player's side; a game without sides has two players, on two sides. Teammates
+    are on the player's side: they lost with them, and get nothing back."""
+    players = game.result.get("players")
+    if not isinstance(players, list):
         return None
-    others = [other for other in ids if other != player_id and isinstance(other, str)]
-    return others[0] if others else None
-
-
-def opponents_undecided(
-    games: Mapping[str, StoredGame], decided: Mapping[str, RefundDecision], player_id: str
-) -> list[str]:
-    """The opponents of `player_id` in the stored games not decided yet: whose states a page
-    of refunds reads."""
-    found = (
-        opponent_in(game, player_id) for game_id, game in games.items() if game_id not in decided
+    own = next(
+        (entry for entry in players if isinstance(entry, dict) and entry.get("id") == player_id),
+        None,
     )
-    return list(dict.fromkeys(pid for pid in found if pid is not None))
+    if own is None:
+        return None
+    side = own.get("side")
+    many = len(players) > 2
+    found = []
+    for seat, entry in enumerate(players):
+        if not isinstance(entry, dict) or entry is own:
+            continue
+        other, delta = entry.get("id"), entry.get("delta")
+        if not isinstance(other, str) or (side is not None and entry.get("side") == side):
+            continue
+        if isinstance(delta, int) and delta < 0:
+            found.append(Loser(other, delta, seat if many else None))
+    return found
+
+
+class RefundPlan(NamedTuple):
+    """What a page of games needs read once its stored games and game-id decisions are."""
+
+    #: How many games of the page, from the first, the step decides.
+    covered: int
+    #: The decision refs by seat to look up (the covered games of more than two players).
+    refs: list[str]
+    #: The victims whose links and states to read (of the covered games not decided yet).
+    victims: list[str]
+
+
+def plan_refunds(
+    games: Sequence[GameAgainst],
+    stored: Mapping[str, StoredGame],
+    decided: Mapping[str, RefundDecision],
+    player_id: str,
+    budget: int | None,
+) -> RefundPlan:
+    """Which games of the page a step decides: from the first, as long as their decisions
+    (one for a game decided by its id or no longer stored, one per victim otherwise, at
+    least one a game) stay within `budget` (None: every game); the first game always, so a
+    step never decides more than `budget` plus a game's victims. Counted from the games
+    alone, not from what is decided already: a step redone covers the same games."""
+    covered = spent = 0
+    refs: list[str] = []
+    victims: list[str] = []
+    for game in games:
+        game_id = game.game_id
+        stored_game = stored.get(game_id)
+        losers = None
+        if game_id not in decided and stored_game is not None:
+            losers = losers_in(stored_game, player_id)
+        cost = max(1, len(losers or ()))
+        if covered and budget is not None and spent + cost > budget:
+            break
+        covered, spent = covered + 1, spent + cost
+        for loser in losers or ():
+            if loser.seat is not None:
+                refs.append(decision_ref(game_id, loser.seat))
+            victims.append(loser.player_id)
+    return RefundPlan(covered, refs, list(dict.fromkeys(victims)))

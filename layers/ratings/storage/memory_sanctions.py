@@ -22,7 +22,7 @@ from ratings.service.sanction_records import (
     Sanction,
     SanctionReads,
     SanctionView,
-    opponents_undecided,
+    plan_refunds,
     sanction_job_id,
 )
 from ratings.service.stored import PlayerEvent
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 
 class SanctionTables:
-    """The fake's lifts and decisions, by (ladder, sanction id); the sanctions' records are
-    job records (`InMemoryStorage.job_records`)."""
+    """The fake's lifts and decisions, by (ladder, sanction id), the decisions then by
+    `decision_ref`; the sanctions' records are job records (`InMemoryStorage.job_records`)."""
 
     def __init__(self) -> None:
         self.lifts: dict[tuple[str, str], datetime] = {}
@@ -72,10 +72,11 @@ class InMemorySanctions(SanctionStore):
             if sanction is None:
                 return SanctionView(None)
             decided = self._own.decisions.get((ladder, sanction_id), {})
-            following = sorted(gid for gid in decided if after is None or gid > after)
+            # By ref, as DynamoDB sorts their keys (ASCII, `#` below every id character).
+            following = sorted(ref for ref in decided if after is None or ref > after)
             return SanctionView(
                 sanction,
-                [decided[game_id] for game_id in following[:limit]],
+                [decided[ref] for ref in following[:limit]],
                 more=len(following) > limit,
             )
 
@@ -102,7 +103,12 @@ class InMemorySanctions(SanctionStore):
         return GamesPage(games[:limit], more=len(games) > limit)
 
     def read_for_refunds(
-        self, ladder: str, sanction_id: str, player_id: str, games: Sequence[GameAgainst]
+        self,
+        ladder: str,
+        sanction_id: str,
+        player_id: str,
+        games: Sequence[GameAgainst],
+        budget: int | None = None,
     ) -> RefundReads:
         tables = self._tables
         with tables.lock:
@@ -113,12 +119,16 @@ class InMemorySanctions(SanctionStore):
                 for g in games
                 if (ladder, g.game_id) in tables.games
             }
-            opponents = opponents_undecided(stored, found, player_id)
+            plan = plan_refunds(games, stored, found, player_id, budget)
+            covered = {g.game_id for g in games[: plan.covered]}
+            found = {gid: decision for gid, decision in found.items() if gid in covered}
+            found.update({ref: decided[ref] for ref in plan.refs if ref in decided})
             return RefundReads(
                 decided=found,
-                games=stored,
-                links={pid: tables.links[pid] for pid in opponents if pid in tables.links},
-                states=tables.shared_unit.read_states(ladder, opponents),
+                games={gid: game for gid, game in stored.items() if gid in covered},
+                links={pid: tables.links[pid] for pid in plan.victims if pid in tables.links},
+                states=tables.shared_unit.read_states(ladder, plan.victims),
+                covered=plan.covered,
             )
 
     def commit_sanction(self, sanction: Sanction, player: Player) -> None:
@@ -171,10 +181,12 @@ class InMemorySanctions(SanctionStore):
                 for sid in sanction_ids
                 if (found := self._sanction(ladder, sid)) is not None
             }
+            # Every decision of each game: by its id alone, or by its id and a seat.
             decisions = {
-                (sid, gid): self._own.decisions[(ladder, sid)][gid]
+                (sid, ref): decision
                 for sid, gid in decision_keys
-                if gid in self._own.decisions.get((ladder, sid), {})
+                for ref, decision in self._own.decisions.get((ladder, sid), {}).items()
+                if ref == gid or ref.startswith(f"{gid}#")
             }
             return NamedInSanctions(sanctions, decisions)
 
@@ -188,13 +200,13 @@ class InMemorySanctions(SanctionStore):
                     raise WriteConflict(sanction.sanction_id)
             for decision in decisions:
                 held = self._own.decisions.get((decision.ladder, decision.sanction_id), {})
-                if decision.game_id not in held:
+                if decision.ref not in held:
                     raise WriteConflict(decision.game_id)
             for sanction in sanctions:
                 job = sanction.job()
                 tables.job_records[(job.kind, job.job_id)] = job
             for decision in decisions:
-                self._own.decisions[(decision.ladder, decision.sanction_id)][decision.game_id] = (
+                self._own.decisions[(decision.ladder, decision.sanction_id)][decision.ref] = (
                     decision
                 )
 
@@ -202,8 +214,8 @@ class InMemorySanctions(SanctionStore):
         decided = self._own.decisions.setdefault((decision.ladder, decision.sanction_id), {})
 
         def check() -> Callable[[], None]:
-            if decision.game_id in decided:
-                raise AlreadyStored(decision.game_id)
-            return lambda: decided.__setitem__(decision.game_id, decision)
+            if decision.ref in decided:
+                raise AlreadyStored(decision.ref)
+            return lambda: decided.__setitem__(decision.ref, decision)
 
         return check

@@ -1,13 +1,17 @@
 """Pay a sanction's refunds, one bounded step at a time: each step decides one page of the
 sanctioned player's ranked games in the refund window (docs/rules.md, "Sanctions and
-refunds") and saves how far it got.
+refunds"), or its first games whose victims fit the step's budget, and saves how far it got.
+
+The victims of a game are the players on the other sides who lost points (of a game of two,
+the other player); the sanctioned player's teammates get nothing. Each victim of each game
+gets one decision (`sanction_records.decision_ref`).
 
 Every step is idempotent, so a step redone after a crash, or run twice at once, pays nothing
-twice: a game's decision is stored in the same commit as the refund it pays (the victim's new
-state, over the version read, and their refund event), a decision already stored is skipped,
-and a victim who played meanwhile makes that one refund read their state again. The progress
-save is conditioned on the save before: of two runs of the same step, one saves and the other
-learns it was overtaken and stops (`ratings.service.jobs.RunJob`).
+twice: a victim's decision is stored in the same commit as the refund it pays (the victim's
+new state, over the version read, and their refund event), a decision already stored is
+skipped, and a victim who played meanwhile makes that one refund read their state again. The
+progress save is conditioned on the save before: of two runs of the same step, one saves and
+the other learns it was overtaken and stops (`ratings.service.jobs.RunJob`).
 """
 
 from __future__ import annotations
@@ -28,27 +32,33 @@ from ratings.service.sanction_records import (
     REFUND_EVENT,
     SANCTION,
     GameAgainst,
+    Loser,
     RefundDecision,
     RefundProgress,
     RefundReads,
     Sanction,
-    opponent_in,
+    decision_ref,
+    losers_in,
     sanction_job_id,
 )
-from ratings.service.stored import Job, PlayerEvent
+from ratings.service.stored import Job, PlayerEvent, StoredGame
 from ratings.service.unit_of_work import Retrier, UnitOfWork
 
 if TYPE_CHECKING:
     from ratings.service.facade import Context
 
-#: Games decided per step: one page read, one batched read, then one commit per refund.
+#: Games read per step: one page read, two batched reads, then one commit per refund.
 GAMES_PER_STEP = 25
+#: Decisions per step: a step decides the page's first games whose decisions (one per victim,
+#: at least one a game) fit, and always the first (a game has at most 15 victims), so a step
+#: of games of many players stays as bounded as one of games of two (one decision a game).
+DECISIONS_PER_STEP = 25
 
 
 @dataclass
 class PayRefunds(JobKind):
     """The sanction job kind: each step decides the next page of games (a dataclass, not a
-    NamedTuple: tools and tests set `games_per_step`)."""
+    NamedTuple: tools and tests set `games_per_step` and `decisions_per_step`)."""
 
     kind: ClassVar[str] = SANCTION
 
@@ -58,10 +68,12 @@ class PayRefunds(JobKind):
     jobs: JobRecords
     retrier: Retrier
     games_per_step: int = GAMES_PER_STEP
+    decisions_per_step: int = DECISIONS_PER_STEP
 
     def step(self, job: Job) -> Job:
-        """Decide the next page of the sanction's games: the job after it (done once no
-        game is left). The runner saves it over the version `job` came with."""
+        """Decide the next page of the sanction's games (or those of its first games the
+        step's budget covers): the job after it (done once no game is left). The runner
+        saves it over the version `job` came with."""
         sanction = Sanction.of_job(job)
         ladder = self.context.ladder(sanction.ladder)
         progress = sanction.progress
@@ -73,11 +85,12 @@ class PayRefunds(JobKind):
             page = self.sanctions.games_against(
                 ladder.ladder_id, player_id, window, progress.after, self.games_per_step
             )
-            # The page's decisions are counted with the save of the step that decides it:
-            # once, whichever run of the step saves.
-            totals = progress.totals.plus(self.decide(ladder, sanction, player_id, page.games))
-            if page.more and page.games:
-                last = page.games[-1]
+            decided, covered = self.decide(ladder, sanction, player_id, page.games)
+            # The decisions of the games covered are counted with the save of the step that
+            # decides them: once, whichever run of the step saves.
+            totals = progress.totals.plus(decided)
+            if page.games and (page.more or covered < len(page.games)):
+                last = page.games[covered - 1]
                 advanced = RefundProgress(progress.phase, (last.played_at, last.game_id), totals)
             else:
                 advanced = RefundProgress(progress.phase + 1, None, totals)
@@ -101,63 +114,79 @@ class PayRefunds(JobKind):
 
     def decide(
         self, ladder: Ladder, sanction: Sanction, player_id: str, games: Sequence[GameAgainst]
-    ) -> list[RefundDecision]:
-        """Decide each game of `player_id` on the page not decided yet, oldest first: the
-        page's decisions then, those stored before included (a win decides nothing)."""
+    ) -> tuple[list[RefundDecision], int]:
+        """Decide each victim of each game of `player_id` on the page not decided yet, oldest
+        game first, as far as the step's budget covers the page: the decisions of the games
+        covered then, those stored before included (a win decides nothing), and how many
+        games of the page, from the first, they are."""
         if not games:
-            return []
+            return [], 0
         reads = self.sanctions.read_for_refunds(
-            ladder.ladder_id, sanction.sanction_id, player_id, games
+            ladder.ladder_id, sanction.sanction_id, player_id, games, self.decisions_per_step
         )
-        decisions = [reads.decided[game.game_id] for game in games if game.game_id in reads.decided]
+        covered = games[: reads.covered]
+        decisions: list[RefundDecision] = []
         # Victims' states as this step last stored or read them (one may have lost several).
         known: dict[str, Player] = {}
-        raced: list[GameAgainst] = []
-        for game in games:
-            if game.game_id in reads.decided:
+        raced: list[str] = []
+        for game in covered:
+            if game.game_id in reads.decided:  # a game of two, or one no longer stored
+                decisions.append(reads.decided[game.game_id])
                 continue
-            refund = _Refund(self, ladder, sanction, player_id, game, reads, known)
-            decided = refund.decide()
-            if refund.raced:
-                raced.append(game)
-            elif decided is not None:
-                decisions.append(decided)
+            stored = reads.games.get(game.game_id)
+            losers = None if stored is None else losers_in(stored, player_id)
+            if losers is None:  # gone (or not theirs): who lost what is no longer known
+                losers, stored = [Loser("", 0, None)], None
+            for loser in losers:
+                ref = decision_ref(game.game_id, loser.seat)
+                if ref in reads.decided:
+                    decisions.append(reads.decided[ref])
+                    continue
+                refund = _Refund(self, ladder, sanction, game, loser, stored, reads, known)
+                decided = refund.decide()
+                if refund.raced:
+                    raced.append(ref)
+                elif decided is not None:
+                    decisions.append(decided)
         if raced:
             # Decided by another run of this step meanwhile: what it decided, as stored.
             again = self.sanctions.read_for_refunds(
-                ladder.ladder_id, sanction.sanction_id, player_id, raced
+                ladder.ladder_id, sanction.sanction_id, player_id, covered
             )
-            decisions.extend(again.decided.values())
-        return decisions
+            decisions.extend(again.decided[ref] for ref in raced if ref in again.decided)
+        return decisions, len(covered)
 
 
 @dataclass
 class _Refund:
-    """The decision about one game, retried from a fresh read of the victim's state when a
-    concurrent write (the victim playing) got there first."""
+    """The decision about one victim of one game, retried from a fresh read of the victim's
+    state when a concurrent write (the victim playing) got there first."""
 
     refunds: PayRefunds
     ladder: Ladder
     sanction: Sanction
-    #: The sanctioned player, as the id these games were played under.
-    player_id: str
     game: GameAgainst
+    #: The victim as the stored game names them, what they lost and their seat (a game no
+    #: longer stored: nobody, 0).
+    loser: Loser
+    #: The stored game (None: expired and deleted).
+    stored: StoredGame | None
     reads: RefundReads
     known: dict[str, Player]
     #: Set when a commit failed: the next attempt reads the victim's state afresh.
     fresh: bool = False
-    #: Set when another run stored the game's decision first.
+    #: Set when another run stored the decision first.
     raced: bool = False
 
     def decide(self) -> RefundDecision | None:
-        """The decision stored (None: nothing to decide, or `raced`)."""
+        """The decision stored (None: `raced`)."""
         attempts = self.refunds.retrier.attempts("refund")
         while True:
             with attempts:
                 return self._attempt()
 
     def _attempt(self) -> RefundDecision | None:
-        refunds, game = self.refunds, self.game
+        refunds, game, loser = self.refunds, self.game, self.loser
         now = refunds.context.now()
         decision = RefundDecision(
             ladder=self.ladder.ladder_id,
@@ -167,21 +196,17 @@ class _Refund:
             player_id=None,
             points=0,
             at=now,
+            seat=loser.seat,
         )
-        stored = self.reads.games.get(game.game_id)
-        opponent = None if stored is None else opponent_in(stored, self.player_id)
-        if stored is None or opponent is None:
+        if self.stored is None:
             return self._withhold(decision._replace(withheld=GAME_GONE))
-        loss = _delta_of(stored.result, opponent)
-        if loss is None or loss >= 0:
-            return None  # a win or a gain: nothing to refund, nothing to record
-        victim = self._victim(opponent)
+        victim = self._victim(loser.player_id)
         if victim is not None and victim.erasing:
             victim = None  # being erased: nobody to pay, and its state must not move
         provisional = victim is not None and self.ladder.ruleset.provisional(victim.before_game(0))
         verdict = refund_for(
             Victim(
-                delta=loss,
+                delta=loser.delta,
                 stored=victim is not None,
                 sanctioned=victim is not None and victim.sanctioned,
                 provisional=provisional,
@@ -242,15 +267,3 @@ class _Refund:
             if holder is not None and holder.absorbed_id == opponent:
                 return holder
         return states.get(opponent)
-
-
-def _delta_of(result: dict[str, object], player_id: str) -> int | None:
-    """The delta of `player_id` in a stored game's result (None: not a player of it)."""
-    players = result.get("players")
-    if not isinstance(players, list):
-        return None
-    for entry in players:
-        if isinstance(entry, dict) and entry.get("id") == player_id:
-            delta = entry.get("delta")
-            return delta if isinstance(delta, int) else None
-    return None

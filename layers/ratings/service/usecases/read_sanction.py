@@ -1,8 +1,9 @@
 """Read a sanction: where it stands, what its decisions add up to, and one page of them.
 
 Every answer about a sanction (POST, GET, DELETE) carries one page of its decisions by game
-id, never all of them: a cheater's window may hold tens of thousands of games, and a Lambda
-answer stops at 6 MB. GET pages on with `limit` and `cursor`, like the other listings.
+id (then by the victim's seat, in a game of more than two players), never all of them: a
+cheater's window may hold tens of thousands of games, and a Lambda answer stops at 6 MB. GET
+pages on with `limit` and `cursor`, like the other listings.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class ReadSanction(NamedTuple):
         after: str | None = None,
         limit: int = DEFAULT_SANCTION_LIMIT,
     ) -> tuple[Sanction, SanctionView]:
-        """The sanction as stored, and the page of its decisions after game id `after`;
+        """The sanction as stored, and the page of its decisions after the decision ref
+        `after` (`sanction_records.decision_ref`);
         NotFound when there is none (a malformed id: refused)."""
         require_id(sanction_id, "sanction_id")
         view = self.sanctions.read_sanction(ladder_id, sanction_id, after, limit)
@@ -61,6 +63,6 @@ def sanction_answer(sanction: Sanction, view: SanctionView) -> JsonObject:
     of the next page when more follow."""
     next_cursor = None
     if view.more and view.decisions:
-        last = view.decisions[-1].game_id
+        last = view.decisions[-1].ref
         next_cursor = cursors.sanction_cursor(sanction.ladder, sanction.sanction_id, last)
     return json_of(SanctionResult.of(sanction, view.decisions, next_cursor))

@@ -32,8 +32,18 @@ def sanction_key(ladder: str, sanction_id: str) -> str:
     return pk
 
 
-def decision_sort_key(game_id: str) -> str:
-    return f"{DECISION_SK_PREFIX}{game_id}"
+def decision_sort_key(ref: str) -> str:
+    """The sort key of a decision: `R#{game_id}` (a game of two players: the key every
+    decision had before games had sides), or `R#{game_id}#{seat:02}` (a victim of a game of
+    more: `sanction_records.decision_ref`)."""
+    return f"{DECISION_SK_PREFIX}{ref}"
+
+
+def game_decisions_range(game_id: str) -> tuple[str, str]:
+    """The sort keys of every decision of one game, both ends included: `R#{game_id}` and
+    each `R#{game_id}#{seat}`, and nothing of another game (`#` sorts below every id
+    character, `~` above them)."""
+    return decision_sort_key(game_id), f"{decision_sort_key(game_id)}#~"
 
 
 class LiftItem(RatingsItem, discriminator="sanction_lift"):
@@ -51,6 +61,8 @@ class DecisionItem(RatingsItem, discriminator="refund"):
     at = UnicodeAttribute()
     rating_after = NumberAttribute(null=True)
     withheld = UnicodeAttribute(null=True)
+    #: The victim's seat in a game of more than two players (absent: a game of two).
+    seat = NumberAttribute(null=True)
 
 
 class SanctionPointerItem(RatingsItem, discriminator="sanction_pointer"):
@@ -77,7 +89,7 @@ def pointer_item(sanction: Sanction) -> SanctionPointerItem:
 def decision_item(decision: RefundDecision) -> DecisionItem:
     return DecisionItem(
         sanction_key(decision.ladder, decision.sanction_id),
-        decision_sort_key(decision.game_id),
+        decision_sort_key(decision.ref),
         game_id=decision.game_id,
         played_at=format_utc_millis(decision.played_at),
         player_id=decision.player_id,
@@ -85,6 +97,7 @@ def decision_item(decision: RefundDecision) -> DecisionItem:
         at=format_utc_millis(decision.at),
         rating_after=decision.rating_after,
         withheld=decision.withheld,
+        seat=decision.seat,
     )
 
 
@@ -99,4 +112,5 @@ def decision_of(ladder: str, sanction_id: str, item: DecisionItem) -> RefundDeci
         at=parse_utc_millis(item.at),
         rating_after=None if item.rating_after is None else int(item.rating_after),
         withheld=item.withheld,
+        seat=None if item.seat is None else int(item.seat),
     )

@@ -23,7 +23,7 @@ from ratings.service.sanction_records import (
     Sanction,
     SanctionReads,
     SanctionView,
-    opponents_undecided,
+    plan_refunds,
     sanction_job_id,
 )
 from ratings.service.stored import PlayerEvent, StoredGame
@@ -55,6 +55,7 @@ from ratings.storage.dynamodb.sanction_layout import (
     decision_item,
     decision_of,
     decision_sort_key,
+    game_decisions_range,
     pointer_item,
     position_text,
     sanction_key,
@@ -174,7 +175,12 @@ class DynamoSanctions(SanctionStore):
         return GamesPage(games, more=len(raws) > limit or "LastEvaluatedKey" in response)
 
     def read_for_refunds(
-        self, ladder: str, sanction_id: str, player_id: str, games: Sequence[GameAgainst]
+        self,
+        ladder: str,
+        sanction_id: str,
+        player_id: str,
+        games: Sequence[GameAgainst],
+        budget: int | None = None,
     ) -> RefundReads:
         partition = sanction_key(ladder, sanction_id)
         keys = [(partition, decision_sort_key(game.game_id)) for game in games]
@@ -184,22 +190,31 @@ class DynamoSanctions(SanctionStore):
         games_prefix = game_key(ladder, "")
         for item in self._table.batch_get(keys):
             if isinstance(item, DecisionItem):
-                decided[item.game_id] = decision_of(ladder, sanction_id, item)
+                decision = decision_of(ladder, sanction_id, item)
+                decided[decision.ref] = decision
             elif isinstance(item, GameItem):
                 game_id = item.pk.removeprefix(games_prefix)
                 stored[game_id] = stored_game_of(ladder, game_id, item)
-        # The opponents are known from the stored games only: a second round trip.
-        opponents = opponents_undecided(stored, decided, player_id)
-        keys = [(player_key(ladder, pid), STATE_SK) for pid in opponents]
-        keys += [(link_key(pid), ANON_SK) for pid in opponents]
+        # The victims, and the decisions by seat, are known from the stored games only: a
+        # second round trip, for the games the budget covers.
+        plan = plan_refunds(games, stored, decided, player_id, budget)
+        covered = {game.game_id for game in games[: plan.covered]}
+        keys = [(partition, decision_sort_key(ref)) for ref in plan.refs]
+        keys += [(player_key(ladder, pid), STATE_SK) for pid in plan.victims]
+        keys += [(link_key(pid), ANON_SK) for pid in plan.victims]
+        decided = {ref: decision for ref, decision in decided.items() if ref in covered}
         links: dict[str, str] = {}
         states: dict[str, Player] = {}
         for item in self._table.batch_get(keys) if keys else ():
-            if isinstance(item, StateItem):
+            if isinstance(item, DecisionItem):
+                decision = decision_of(ladder, sanction_id, item)
+                decided[decision.ref] = decision
+            elif isinstance(item, StateItem):
                 states[item.player_id] = player_of(item)
             elif isinstance(item, LinkItem):
                 links[item.pk.removeprefix(LINK_PK_PREFIX)] = item.other_id
-        return RefundReads(decided, stored, links, states)
+        stored = {game_id: game for game_id, game in stored.items() if game_id in covered}
+        return RefundReads(decided, stored, links, states, plan.covered)
 
     def commit_sanction(self, sanction: Sanction, player: Player) -> None:
         self._transact(
@@ -239,7 +254,7 @@ class DynamoSanctions(SanctionStore):
                 self._table.put(decision_item(decision), condition=RatingsItem.pk.does_not_exist())
             except PutError as error:
                 if error.cause_response_code == "ConditionalCheckFailedException":
-                    raise AlreadyStored(decision.game_id) from error
+                    raise AlreadyStored(decision.ref) from error
                 raise
 
     def read_named(
@@ -260,7 +275,28 @@ class DynamoSanctions(SanctionStore):
             elif isinstance(item, DecisionItem):
                 sid = sanction_of_partition[item.pk]
                 decisions[(sid, item.game_id)] = decision_of(ladder, sid, item)
+        # A game of more than two players has its decisions by seat (one per victim): those
+        # of the games not found by id, one query each (at most 15 decisions a game).
+        for sid, gid in dict.fromkeys(decision_keys):
+            if (sid, gid) not in decisions:
+                for decision in self._game_decisions(ladder, sid, gid):
+                    decisions[(sid, decision.ref)] = decision
         return NamedInSanctions(sanctions, decisions)
+
+    def _game_decisions(self, ladder: str, sanction_id: str, game_id: str) -> list[RefundDecision]:
+        """Every decision of one game of the sanction, strongly consistent."""
+        low, high = game_decisions_range(game_id)
+        found: list[RefundDecision] = []
+        for response in self._table.pages(
+            sanction_key(ladder, sanction_id),
+            range_key_condition=RatingsItem.sk.between(low, high),
+            consistent_read=True,
+        ):
+            for raw in response.get("Items", []):
+                item = RatingsItem.from_raw_data(raw)
+                if isinstance(item, DecisionItem):
+                    found.append(decision_of(ladder, sanction_id, item))
+        return found
 
     def rename(self, sanctions: Sequence[Sanction], decisions: Sequence[RefundDecision]) -> None:
         operations = [
