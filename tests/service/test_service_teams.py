@@ -85,8 +85,8 @@ def test_a_pairs_game_is_rated_once(service: RatingService) -> None:
     ]
     assert [p["side"] for p in first.result["players"]] == [0, 0, 1, 1]
     gained = {pid: r - 1000 for pid, r in ratings(first.result).items()}
-    assert gained["alice"] > 0 and gained["bob"] > 0
-    assert gained["carol"] < 0 and gained["dave"] < 0
+    assert min(gained["alice"], gained["bob"]) > 0
+    assert max(gained["carol"], gained["dave"]) < 0
     with pytest.raises(GameConflict):
         service.submit_game(PAIRS, pairs("pairs-1", ("alice", "carol"), ("bob", "dave")))
 
@@ -184,7 +184,7 @@ def test_a_shared_network_counts_across_sides_only(service: RatingService) -> No
 
     assert teammates["unranked_reason"] is None  # partners on one network still rate
     assert across["unranked_reason"] == ffa_across["unranked_reason"] == "shared_network"
-    assert ratings(across) == {pid: r for pid, r in ratings(teammates).items()}
+    assert ratings(across) == ratings(teammates)
     assert set(ratings(ffa_across).values()) == {1200}
 
 
