@@ -45,7 +45,9 @@ SIDES_RULES = (
     " Sent as sides instead of players and winner: each side's players and place (1 the best; "
     "equal places tie where the ruleset has draws), as many sides and players a side as the "
     "ladder's sides and players_per_side (GET /v1/ladders), each player once (else 400 naming "
-    "the field); its answer adds sides and each player's side."
+    "the field); its answer adds sides and each player's side. A ladder whose games are not "
+    "one against one (more than 2 sides, or more than one player a side) takes sides only: "
+    "players and winner are 400 naming the field."
 )
 LINK_RULES = (
     "Besides the schema: `account_id` must differ from `anonymous_id` (400), and a link that "
@@ -84,27 +86,52 @@ def result_schemas(ladders: Mapping[str, Ladder]) -> dict[str, Schema]:
 # Examples ---------------------------------------------------------------------------------
 
 
+def takes_players_and_winner(ladder: Ladder) -> bool:
+    """Whether the ladder's games may be one against one, the players and winner form."""
+    return ladder.sides.holds(2) and ladder.players_per_side.holds(1)
+
+
+#: The players of the examples, as many as the largest example game needs.
+EXAMPLE_NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
+
+
 def game_example(ladder: Ladder, *, preview: bool) -> dict[str, Any]:
-    """A body of the declared examples that is accepted as it stands (checked here)."""
+    """A body of the declared examples that is accepted as it stands (checked here): players
+    and winner where the ladder takes one against one, else its smallest game as sides."""
     versions = tuple(ladder.versions) if preview else None
-    body = game_body(ladder.ruleset, versions).example()
     player_examples = {
         entry.name: entry.example for entry in ladder.ruleset.player_fields if entry.example
     }
-    body["players"] = [{"id": "alice", **player_examples}, {"id": "bob", **player_examples}]
-    body["winner"] = "alice"
-    parse_game(body, ladder.ruleset, datetime.now(UTC), preview_versions=versions)
+    if takes_players_and_winner(ladder):
+        body = game_body(ladder.ruleset, versions).example()
+        body["players"] = [{"id": "alice", **player_examples}, {"id": "bob", **player_examples}]
+        body["winner"] = "alice"
+    else:
+        body = sides_body(ladder.ruleset, versions).example()
+        count, size = ladder.sides.min, ladder.players_per_side.min
+        names = iter(EXAMPLE_NAMES)
+        body["sides"] = [
+            {"players": [{"id": next(names), **player_examples} for _ in range(size)], "place": n}
+            for n in range(1, count + 1)
+        ]
+    parse_game(
+        body,
+        ladder.ruleset,
+        datetime.now(UTC),
+        preview_versions=versions,
+        sides=(ladder.sides.min, ladder.sides.max),
+        players_per_side=(ladder.players_per_side.min, ladder.players_per_side.max),
+    )
     return body
 
 
 def either_body(ladder: Ladder, preview_versions: tuple[str, ...] | None) -> Schema:
-    """A game of the ladder as players and winner, or as sides."""
-    return {
-        "oneOf": [
-            game_body(ladder.ruleset, preview_versions).schema(),
-            sides_body(ladder.ruleset, preview_versions).schema(),
-        ]
-    }
+    """A game of the ladder as players and winner, or as sides; as sides only where the
+    ladder's games are not one against one."""
+    by_sides = sides_body(ladder.ruleset, preview_versions).schema()
+    if not takes_players_and_winner(ladder):
+        return by_sides
+    return {"oneOf": [game_body(ladder.ruleset, preview_versions).schema(), by_sides]}
 
 
 def link_example() -> dict[str, Any]:

@@ -38,6 +38,7 @@ from schemathesis.specs.openapi.checks import (
 from support.http import API_KEY, MODERATION_KEY, Reply, assert_error, send
 from support.stack import fuzz_settings, table_digest, wait_for
 
+from ratings.rules import Ladder
 from ratings.rules.ladder_config import load_ladders
 from ratings_local.stack import DEFAULT_TEMPLATE, LocalStack
 from ratings_local.template import read_stack
@@ -200,21 +201,31 @@ def settle(stack: LocalStack, sanction: dict[str, Any]) -> None:
     )
 
 
-def _meet_the_stated_rules(body: dict[str, Any], *, linked: bool = False) -> dict[str, Any]:
+def _meet_the_stated_rules(
+    body: dict[str, Any], ladder: Ladder, *, linked: bool = False
+) -> dict[str, Any]:
     """`body` with only the rules the document states in words made to hold. `linked`: the
-    two ids were answered to belong to one account (other fuzzed requests link ids)."""
+    ids were answered to belong to one account (other fuzzed requests link ids)."""
     met: dict[str, Any] = json.loads(json.dumps(body))
     if "game_id" in met:
         met["game_id"] = f"fuzz-{uuid.uuid4().hex}"  # a reused id with other content is 409
     met["played_at"] = None  # the time of receipt: inside the window
-    if "sides" in met:  # the ladders' shape: two sides of one player, one the winner
-        sides = met["sides"][:2]
-        for number, side in enumerate(sides):
-            side["players"] = side["players"][:1]
-            side["place"] = number + 1
-        first, second = sides[0]["players"][0], sides[1]["players"][0]
-        if first["id"] == second["id"] or linked:
-            second["id"] = f"fuzz-{uuid.uuid4().hex}"
+    if "sides" in met:  # the ladder's shape: its sides of its players each, places 1, 2, ...
+        given_sides = met["sides"]
+        count = min(max(len(given_sides), ladder.sides.min), ladder.sides.max)
+        size = ladder.players_per_side.min  # every side the same: sedma's equal sides
+        given = [player for side in given_sides for player in side["players"]]
+        seen: set[str] = set()
+        sides = []
+        for number in range(count):
+            players = []
+            for _ in range(size):
+                player = json.loads(json.dumps(given[len(seen) % len(given)]))
+                if player["id"] in seen or (linked and seen):
+                    player["id"] = f"fuzz-{uuid.uuid4().hex}"
+                seen.add(player["id"])
+                players.append(player)
+            sides.append({"players": players, "place": number + 1})
         met["sides"] = sides
         return met
     first, second = met["players"]
@@ -250,9 +261,11 @@ def test_bodies_valid_by_the_document_are_refused_only_for_stated_rules(
             conflict = reply.status == 409 and reply.json["error"]["code"] == "game_conflict"
             assert named or conflict, f"{json.dumps(body)}\n-> {reply.status} {message}"
             as_sent["refused for a stated rule"] += 1
-        again = send(stack.api_url, "POST", path, json.dumps(_meet_the_stated_rules(body)))
+        again = send(
+            stack.api_url, "POST", path, json.dumps(_meet_the_stated_rules(body, LADDERS[ladder]))
+        )
         if again.status == 400 and SAME_ACCOUNT in again.json["error"]["message"]:
-            met = _meet_the_stated_rules(body, linked=True)
+            met = _meet_the_stated_rules(body, LADDERS[ladder], linked=True)
             again = send(stack.api_url, "POST", path, json.dumps(met))
         rules_met["accepted" if again.status in (200, 201) else f"refused {again.raw!r}"] += 1
 

@@ -50,16 +50,22 @@ def test_each_ladder_has_its_own_bodies(document: dict[str, Any], ladder_id: str
         return operation["requestBody"]["content"]["application/json"]["schema"]
 
     versions = tuple(ladder.versions)
-    assert body_schema(submit) == {
-        "oneOf": [game_body(ladder.ruleset).schema(), sides_body(ladder.ruleset).schema()]
-    }
-    assert body_schema(preview) == {
-        "oneOf": [
-            game_body(ladder.ruleset, versions).schema(),
-            sides_body(ladder.ruleset, versions).schema(),
-        ]
-    }
-    assert all(form["additionalProperties"] is False for form in body_schema(submit)["oneOf"])
+    if ladder.sides.holds(2) and ladder.players_per_side.holds(1):  # may be one against one
+        assert body_schema(submit) == {
+            "oneOf": [game_body(ladder.ruleset).schema(), sides_body(ladder.ruleset).schema()]
+        }
+        assert body_schema(preview) == {
+            "oneOf": [
+                game_body(ladder.ruleset, versions).schema(),
+                sides_body(ladder.ruleset, versions).schema(),
+            ]
+        }
+        forms = body_schema(submit)["oneOf"]
+    else:  # teams or more sides: the sides form only
+        assert body_schema(submit) == sides_body(ladder.ruleset).schema()
+        assert body_schema(preview) == sides_body(ladder.ruleset, versions).schema()
+        forms = [body_schema(submit)]
+    assert all(form["additionalProperties"] is False for form in forms)
     assert set(submit["responses"]) == {
         "200",
         "201",
@@ -121,8 +127,33 @@ def test_every_example_passes_the_schema_and_the_parsers(document: dict[str, Any
             continue
         ladder = LADDERS[path.split("/")[3]]
         versions = tuple(ladder.versions) if path.endswith("/preview") else None
-        parse_game(example, ladder.ruleset, now, preview_versions=versions)
-        assert example["players"][0]["id"] != example["players"][1]["id"]
+        parse_game(
+            example,
+            ladder.ruleset,
+            now,
+            preview_versions=versions,
+            sides=(ladder.sides.min, ladder.sides.max),
+            players_per_side=(ladder.players_per_side.min, ladder.players_per_side.max),
+        )
+        if "sides" in example:  # a ladder of teams or more sides: its smallest game
+            assert len(example["sides"]) == ladder.sides.min
+            assert {len(side["players"]) for side in example["sides"]} == {
+                ladder.players_per_side.min
+            }
+            ids = [player["id"] for side in example["sides"] for player in side["players"]]
+            assert len(set(ids)) == len(ids)
+        else:
+            assert example["players"][0]["id"] != example["players"][1]["id"]
+
+
+def test_a_ladder_of_teams_or_more_sides_has_a_sides_example(document: dict[str, Any]) -> None:
+    def example(ladder_id: str) -> Any:
+        body = document["paths"][f"/v1/ladders/{ladder_id}/games"]["post"]["requestBody"]
+        return body["content"]["application/json"]["example"]
+
+    assert [len(side["players"]) for side in example("sedma-pairs")["sides"]] == [2, 2]
+    assert [len(side["players"]) for side in example("classic-ffa")["sides"]] == [1, 1, 1]
+    assert "players" in example("classic")
 
 
 def test_the_served_document_points_at_the_local_api() -> None:

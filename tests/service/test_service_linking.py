@@ -36,7 +36,13 @@ def test_account_without_ranked_games_takes_the_anonymous_state(
 
     assert answer["anonymous_id"] == ANON
     assert answer["account_id"] == ACCOUNT
-    assert kept(answer) == {"backgammon": "anonymous", "sedma": "account", "classic": "account"}
+    assert kept(answer) == {
+        "backgammon": "anonymous",
+        "sedma": "account",
+        "classic": "account",
+        "sedma-pairs": "account",
+        "classic-ffa": "account",
+    }
     account = service.get_player("backgammon", ACCOUNT)
     assert account["player_id"] == ACCOUNT
     assert account["rating"] == anonymous["rating"] == 1532
@@ -75,7 +81,13 @@ def test_each_ladder_is_decided_on_its_own(service: RatingService) -> None:
 
     answer = link(service)
 
-    assert kept(answer) == {"backgammon": "anonymous", "sedma": "account", "classic": "account"}
+    assert kept(answer) == {
+        "backgammon": "anonymous",
+        "sedma": "account",
+        "classic": "account",
+        "sedma-pairs": "account",
+        "classic-ffa": "account",
+    }
     assert service.get_player("backgammon", ACCOUNT)["rating"] == 1516
     assert service.get_player("sedma", ACCOUNT)["rating"] == 1020
     assert service.get_player("classic", ACCOUNT)["rating"] == 1184

@@ -405,7 +405,7 @@ def test_unknown_games_and_ladders_are_not_found(service: RatingService) -> None
 
 def test_ladders_lists_the_default_deployment(service: RatingService) -> None:
     ladders = {entry["id"]: entry for entry in service.ladders()["ladders"]}
-    assert set(ladders) == {"backgammon", "sedma", "classic"}
+    assert list(ladders) == ["backgammon", "sedma", "classic", "sedma-pairs", "classic-ffa"]
     assert (ladders["backgammon"]["ruleset"], ladders["backgammon"]["version"]) == (
         "gammon42",
         "1.3.1",
@@ -416,6 +416,17 @@ def test_ladders_lists_the_default_deployment(service: RatingService) -> None:
         "backgammon": 1500,
         "sedma": 1000,
         "classic": 1200,
+        "sedma-pairs": 1000,
+        "classic-ffa": 1200,
     }
+    # Teams and free-for-all: each ladder says the shape of its games.
+    assert (ladders["sedma-pairs"]["sides"], ladders["sedma-pairs"]["players_per_side"]) == (
+        {"min": 2, "max": 2},
+        {"min": 2, "max": 2},
+    )
+    assert (ladders["classic-ffa"]["sides"], ladders["classic-ffa"]["players_per_side"]) == (
+        {"min": 3, "max": 8},
+        {"min": 1, "max": 1},
+    )
     assert ladders["backgammon"]["parameters"]["heavy_volume_games"] == 50
     assert all(isinstance(entry["parameters"], dict) for entry in ladders.values())

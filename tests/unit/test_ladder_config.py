@@ -18,13 +18,13 @@ from ratings.rules.gammon42 import VERSIONS, Gammon42
 from ratings.rules.ladder_config import (
     DEFAULT_FILE,
     PARAMETERS,
-    SHAPES,
     LadderConfigError,
     load_ladders,
     main,
     parse_ladders,
 )
 from ratings.rules.ladders import RULESET_VERSIONS, Span
+from ratings.rules.ruleset import shapes_of
 from ratings.rules.seasons import Reset, SeasonPlan
 from ratings.rules.sedma import Sedma
 
@@ -45,7 +45,7 @@ def test_the_shipped_file_is_the_packages_and_names_its_documentation() -> None:
 
 
 def test_every_ruleset_says_what_it_rates_and_which_parameters_a_ladder_sets() -> None:
-    assert set(SHAPES) == set(PARAMETERS) == set(RULESET_VERSIONS)
+    assert set(PARAMETERS) == set(RULESET_VERSIONS)
     for versions in RULESET_VERSIONS.values():
         for published in versions.values():
             shown = set(published.parameters()) | {"starting_rating"}
@@ -502,25 +502,27 @@ def test_parameters(ruleset: str, version: str, parameters: object, message: str
         ("sides.max", 1, "sides.max must be at least sides.min (2), got 1"),
         (
             "sides",
-            {"min": 2, "max": 4},
-            "sides must be within what classic rates (2 sides of 1 player), got 2 to 4 sides",
+            {"min": 2, "max": 9},
+            "sides must be within what classic rates (2 to 8 sides of 1 to 8 players, "
+            "at most 16 players in all, ties allowed), got 2 to 9 sides",
         ),
         (
             "sides",
-            {"min": 3, "max": 3},
-            "sides must be within what classic rates (2 sides of 1 player), got 3 sides",
+            {"min": 1, "max": 2},
+            "sides must be within what classic rates (2 to 8 sides of 1 to 8 players, "
+            "at most 16 players in all, ties allowed), got 1 to 2 sides",
         ),
         (
             "players_per_side",
-            {"min": 2, "max": 2},
-            "players_per_side must be within what classic "
-            "rates (2 sides of 1 player), got 2 players",
+            {"min": 9, "max": 9},
+            "players_per_side must be within what classic rates (2 to 8 sides of 1 to 8 "
+            "players, at most 16 players in all, ties allowed), got 9 players",
         ),
         (
             "players_per_side",
-            {"min": 1, "max": 5},
-            "players_per_side must be within what classic "
-            "rates (2 sides of 1 player), got 1 to 5 players",
+            {"min": 1, "max": 12},
+            "players_per_side must be within what classic rates (2 to 8 sides of 1 to 8 "
+            "players, at most 16 players in all, ties allowed), got 1 to 12 players",
         ),
         (
             "players_per_side.min",
@@ -531,6 +533,80 @@ def test_parameters(ruleset: str, version: str, parameters: object, message: str
 )
 def test_the_shape_of_games(path: str, value: object, message: str) -> None:
     assert refused_ladder(path, value) == message
+
+
+def test_a_ladder_takes_any_shape_within_its_rulesets() -> None:
+    # The ruleset's shapes, not a table of the configuration's own: teams, more sides.
+    ffa = parse_one(sides={"min": 3, "max": 8})
+    teams = parse_one(sides={"min": 2, "max": 4}, players_per_side={"min": 1, "max": 4})
+    pairs = parse_one(ruleset="sedma", players_per_side={"min": 2, "max": 2})
+    widest = parse_one(sides={"min": 2, "max": 8}, players_per_side={"min": 1, "max": 8})
+
+    assert (ffa.sides, ffa.players_per_side) == (Span(3, 8), Span(1, 1))
+    assert (teams.sides, teams.players_per_side) == (Span(2, 4), Span(1, 4))
+    assert (pairs.sides, pairs.players_per_side) == (Span(2, 2), Span(2, 2))
+    assert (widest.sides, widest.players_per_side) == (Span(2, 8), Span(1, 8))
+    # Within each ruleset's spans, and nothing beyond them.
+    for ladder_ in (ffa, teams, pairs, widest):
+        can = shapes_of(ladder_.ruleset)
+        assert can.sides.covers(ladder_.sides)
+        assert can.players_per_side.covers(ladder_.players_per_side)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "version", "path", "value", "message"),
+    [
+        (
+            "sedma",
+            "1.0",
+            "sides",
+            {"min": 2, "max": 3},
+            "sides must be within what sedma rates (2 sides of 1 to 4 players, the same "
+            "number on each side, without ties), got 2 to 3 sides",
+        ),
+        (
+            "sedma",
+            "1.0",
+            "players_per_side",
+            {"min": 2, "max": 5},
+            "players_per_side must be within what sedma rates (2 sides of 1 to 4 players, "
+            "the same number on each side, without ties), got 2 to 5 players",
+        ),
+        (
+            "gammon42",
+            "1.3.1",
+            "players_per_side",
+            {"min": 1, "max": 2},
+            "players_per_side must be within what gammon42 rates (2 sides of 1 player, "
+            "without ties), got 1 to 2 players",
+        ),
+        (
+            "gammon42",
+            "1.3.1",
+            "sides",
+            {"min": 3, "max": 3},
+            "sides must be within what gammon42 rates (2 sides of 1 player, without ties), "
+            "got 3 sides",
+        ),
+    ],
+)
+def test_the_shape_of_games_of_each_ruleset(
+    ruleset: str, version: str, path: str, value: object, message: str
+) -> None:
+    base = {**FULL, "ruleset": ruleset, "version": version, "parameters": {}}
+
+    assert refused_ladder(path, value, base) == message
+
+
+def test_a_ladder_whose_every_game_has_too_many_players() -> None:
+    # Each span within classic's, but 8 sides of at least 3 players is never 16 or fewer.
+    assert refused_ladder(
+        "players_per_side", {"min": 3, "max": 8}, {**FULL, "sides": {"min": 8, "max": 8}}
+    ) == (
+        "players_per_side must allow a game of at most 16 players, what classic rates "
+        "(2 to 8 sides of 1 to 8 players, at most 16 players in all, ties allowed), got at "
+        "least 24 players (8 sides of 3 to 8 players)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -706,14 +782,15 @@ def test_a_file_that_cannot_be_read(tmp_path: Path) -> None:
 
 def test_a_file_names_itself_in_its_messages(tmp_path: Path) -> None:
     path = tmp_path / "title.json"
-    path.write_text(json.dumps({"ladders": [ladder(sides={"min": 2, "max": 3})]}))
+    path.write_text(json.dumps({"ladders": [ladder(sides={"min": 2, "max": 9})]}))
 
     with pytest.raises(LadderConfigError) as caught:
         load_ladders(path)
 
     assert str(caught.value) == (
         f'{path}: ladder "chess" (ladders[0]): sides must be within what classic rates '
-        "(2 sides of 1 player), got 2 to 3 sides"
+        "(2 to 8 sides of 1 to 8 players, at most 16 players in all, ties allowed), "
+        "got 2 to 9 sides"
     )
 
 
@@ -723,8 +800,8 @@ def test_a_file_names_itself_in_its_messages(tmp_path: Path) -> None:
 def test_the_check_lists_the_ladders(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check"]) == 0
     assert capsys.readouterr().out == (
-        f"{DEFAULT_FILE}: 3 ladders: backgammon (gammon42 1.3.1), sedma (sedma 1.0), "
-        "classic (classic 1.0)\n"
+        f"{DEFAULT_FILE}: 5 ladders: backgammon (gammon42 1.3.1), sedma (sedma 1.0), "
+        "classic (classic 1.0), sedma-pairs (sedma 1.0), classic-ffa (classic 1.0)\n"
     )
 
 
@@ -749,4 +826,4 @@ def test_the_check_reads_the_shipped_file_whatever_the_environment_says(
     monkeypatch.setenv("RATINGS_LADDERS_FILE", str(tmp_path / "missing.json"))
 
     assert main(["check"]) == 0
-    assert capsys.readouterr().out.startswith(f"{DEFAULT_FILE}: 3 ladders")
+    assert capsys.readouterr().out.startswith(f"{DEFAULT_FILE}: 5 ladders")

@@ -24,7 +24,7 @@ from ratings.rules import (
     unranked_reason,
 )
 from ratings.rules import Sedma as SedmaRuleset
-from ratings.rules.model import expected_score
+from ratings.rules.model import Span, expected_score
 
 A = PlayerState("alice", 1500)
 B = PlayerState("bob", 1500)
@@ -274,6 +274,8 @@ def test_unknown_mode_is_invalid(mode: str) -> None:
         ("backgammon", "gammon42", "1.3.1", 1500),
         ("sedma", "sedma", "1.0", 1000),
         ("classic", "classic", "1.0", 1200),
+        ("sedma-pairs", "sedma", "1.0", 1000),
+        ("classic-ffa", "classic", "1.0", 1200),
     ],
 )
 def test_default_ladders(ladder_id: str, ruleset: str, version: str, start: int) -> None:
@@ -285,8 +287,20 @@ def test_default_ladders(ladder_id: str, ruleset: str, version: str, start: int)
     assert [ladder.podium_bonus(place) for place in (1, 2, 3, 4, 0)] == [50, 25, 15, 0, 0]
 
 
-def test_default_ladders_are_exactly_three() -> None:
-    assert set(DEFAULT_LADDERS) == {"backgammon", "sedma", "classic"}
+def test_default_ladders_are_exactly_five() -> None:
+    assert list(DEFAULT_LADDERS) == ["backgammon", "sedma", "classic", "sedma-pairs", "classic-ffa"]
+    shapes = {
+        ladder_id: (ladder.sides, ladder.players_per_side)
+        for ladder_id, ladder in DEFAULT_LADDERS.items()
+    }
+    one_against_one = (Span(2, 2), Span(1, 1))
+    assert shapes == {
+        "backgammon": one_against_one,
+        "sedma": one_against_one,
+        "classic": one_against_one,
+        "sedma-pairs": (Span(2, 2), Span(2, 2)),
+        "classic-ffa": (Span(3, 8), Span(1, 1)),
+    }
     assert PODIUM_BONUSES == (50, 25, 15)
 
 

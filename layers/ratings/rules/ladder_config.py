@@ -28,7 +28,7 @@ from ratings.rules.ladders import (
     Ladder,
     Span,
 )
-from ratings.rules.ruleset import Ruleset
+from ratings.rules.ruleset import Ruleset, shapes_of
 from ratings.rules.seasons import (
     MIN_GAMES_RANGE,
     SCHEDULES,
@@ -106,26 +106,16 @@ class LadderConfigError(ValueError):
         self.field = field
 
 
-# What each ruleset can rate, and which of its fields a ladder may set.
+# What each ruleset can rate (its `shapes`, read with `shapes_of`), and which of its fields
+# a ladder may set.
 
 
 class Shape(NamedTuple):
-    """The games a ruleset can rate: how many sides, how many players on each side."""
+    """A ladder's games: how many sides, how many players on each side."""
 
     sides: Span
     players_per_side: Span
 
-    def words(self) -> str:
-        return f"{self.sides.words('sides')} of {self.players_per_side.words('players')}"
-
-
-#: What each ruleset can rate. Every ruleset rates two sides of one player each so far: a
-#: ruleset that rates teams or more sides says so here.
-SHAPES: Mapping[str, Shape] = {
-    gammon42.NAME: Shape(TWO_SIDES, ONE_PLAYER),
-    sedma.NAME: Shape(TWO_SIDES, ONE_PLAYER),
-    classic.NAME: Shape(TWO_SIDES, ONE_PLAYER),
-}
 
 #: Checks one parameter's value (`where` names it in the message); returns the field's value.
 Check = Callable[[object, str], object]
@@ -346,8 +336,11 @@ def _ruleset(published: Ruleset, parameters: object) -> Ruleset:
 
 
 def _check_shape(ruleset: Ruleset, shape: Shape) -> None:
-    """The ladder's games must be games its ruleset can rate."""
-    can = SHAPES[ruleset.name]
+    """The ladder's games must be games its ruleset can rate: its sides and players per side
+    within the ruleset's (`shapes_of`). What the ruleset decides game by game (at most so many
+    players in all, equal sides, ties) is checked on each game sent; a ladder whose every
+    game would have more players than the ruleset rates is refused here."""
+    can = shapes_of(ruleset)
     for field, noun in (("sides", "sides"), ("players_per_side", "players")):
         wanted: Span = getattr(shape, field)
         if not getattr(can, field).covers(wanted):
@@ -356,6 +349,14 @@ def _check_shape(ruleset: Ruleset, shape: Shape) -> None:
                 f"{field} must be within what {ruleset.name} rates ({can.words()}), "
                 f"got {wanted.words(noun)}",
             )
+    fewest = shape.sides.min * shape.players_per_side.min
+    if fewest > can.max_players:
+        raise InvalidInput(
+            "players_per_side",
+            f"players_per_side must allow a game of at most {can.max_players} players, what "
+            f"{ruleset.name} rates ({can.words()}), got at least {fewest} players "
+            f"({shape.sides.words('sides')} of {shape.players_per_side.words('players')})",
+        )
 
 
 def _span(value: object, where: str) -> Span:

@@ -28,7 +28,7 @@ RULESET_VERSIONS: Mapping[str, Mapping[str, Ruleset]] = {
 
 
 #: A ladder's games unless it says otherwise: two sides of one player each (what each
-#: ruleset rates is its `shapes`; which shapes a ladder may take, `ladder_config.SHAPES`).
+#: ruleset rates is its `shapes`, and a ladder's shape must lie within it: `ladder_config`).
 TWO_SIDES = Span(2, 2)
 ONE_PLAYER = Span(1, 1)
 #: A ladder that never opts in to seasons: one endless season.
@@ -102,6 +102,9 @@ DEFAULT_LADDERS: Mapping[str, Ladder] = {
     "backgammon": Ladder("backgammon", Gammon42()),
     "sedma": Ladder("sedma", Sedma()),
     "classic": Ladder("classic", Classic()),
+    # Teams and free-for-all: sedma's partners (two against two) and classic's 3 to 8 sides.
+    "sedma-pairs": Ladder("sedma-pairs", Sedma(), players_per_side=Span(2, 2)),
+    "classic-ffa": Ladder("classic-ffa", Classic(), sides=Span(3, 8)),
 }
 
 

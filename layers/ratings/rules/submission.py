@@ -244,6 +244,18 @@ def parse_game(
         return _parse_sides(
             body, ruleset, now, preview_versions, enforce_age, sides, players_per_side
         )
+    if not (sides[0] <= 2 <= sides[1] and players_per_side[0] <= 1 <= players_per_side[1]):
+        # Players and winner are one against one: a ladder of other games takes sides only.
+        shape = f"{_count(*sides, 'side')} of {_count(*players_per_side, 'player')}"
+        if isinstance(body, Mapping) and "players" in body:
+            raise InvalidInput(
+                "players",
+                f"players is not a field of a game of this ladder: its games are {shape}, "
+                "sent as sides (each side's players and place)",
+            )
+        raise InvalidInput(
+            "sides", f"sides is required: this ladder's games are {shape}, each with its place"
+        )
     if (
         isinstance(body, Mapping)
         and "winner" in body
