@@ -17,7 +17,12 @@ def test_ladders_lists_the_default_deployment(api: Api) -> None:
     assert reply.status == 200
     assert reply.headers["Content-Type"] == "application/json"
     ladders = {ladder["id"]: ladder for ladder in reply.body["ladders"]}
-    assert set(ladders) == {"backgammon", "sedma", "classic"}
+    assert set(ladders) == {"backgammon", "sedma", "classic", "sedma-pairs", "classic-ffa"}
+    assert (ladders["sedma-pairs"]["sides"], ladders["sedma-pairs"]["players_per_side"]) == (
+        {"min": 2, "max": 2},
+        {"min": 2, "max": 2},
+    )
+    assert ladders["classic-ffa"]["sides"] == {"min": 3, "max": 8}
     assert (ladders["backgammon"]["ruleset"], ladders["backgammon"]["version"]) == (
         "gammon42",
         "1.3.1",

@@ -33,6 +33,7 @@ from ratings.rules import (
     unranked_reason,
 )
 from ratings.rules.ladders import RULESET_VERSIONS
+from ratings.rules.ruleset import shapes_of
 from ratings.service.player import Player
 from ratings.service.stored import PlayerEvent, StoredGame, StoredTournament
 
@@ -112,7 +113,14 @@ def _versions(context: SchemaContext) -> Schema:
 
 
 def _winner(context: SchemaContext) -> Schema:
-    return nullable(ID.schema()) if ruleset_of(context).draws_allowed else ID.schema()
+    """The winner's id; null for a draw, or for a game of other sides than two of one player
+    (its sides tell the places), where the ruleset has such games."""
+    ruleset = ruleset_of(context)
+    shapes = shapes_of(ruleset)
+    only_one_against_one = shapes.sides.max == 2 and shapes.players_per_side.max == 1
+    if ruleset.draws_allowed or not only_one_against_one:
+        return nullable(ID.schema())
+    return ID.schema()
 
 
 class GameResult(NamedTuple):
