@@ -73,14 +73,6 @@ class GameInput(NamedTuple):
     #: Sent as `sides` (its answer names the sides), not as `players` and `winner`.
     sent_as_sides: bool = False
 
-    @property
-    def one_against_one(self) -> bool:
-        return len(self.sides) == 2 and all(len(side) == 1 for side in self.sides)
-
-    def side_of(self, index: int) -> int:
-        """The side of the `index`-th player."""
-        return next(number for number, side in enumerate(self.sides) if index in side)
-
 
 def fingerprint(content: Mapping[str, Any]) -> str:
     canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

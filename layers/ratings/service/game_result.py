@@ -171,6 +171,7 @@ class GameResult(NamedTuple):
     ) -> "GameResult":
         """The result of `game` under `ruleset`, from the players' states before it (resolved
         ids), the resolved winner, and the rating (None when unranked)."""
+        side_of = sides_of(game)
         players = []
         for index, (submitted, state) in enumerate(zip(game.players, states, strict=True)):
             change = rating.players[index] if rating is not None else None
@@ -183,7 +184,7 @@ class GameResult(NamedTuple):
                         submitted.player_id if state.player_id != submitted.player_id else ABSENT
                     ),
                     options=submitted.options,
-                    side=game.side_of(index) if game.sent_as_sides else ABSENT,
+                    side=side_of[index] if game.sent_as_sides else ABSENT,
                 )
             )
         sides: list[SideResult] | Absent = ABSENT
@@ -206,6 +207,15 @@ class GameResult(NamedTuple):
             options=game.options,
             sides=sides,
         )
+
+
+def sides_of(game: GameInput) -> list[int]:
+    """Each player's side (its index in `game.sides`), in the order of `game.players`."""
+    side_of = [0] * len(game.players)
+    for number, side in enumerate(game.sides):
+        for index in side:
+            side_of[index] = number
+    return side_of
 
 
 def explain_schema(ruleset: Ruleset) -> Schema:
@@ -259,7 +269,7 @@ class GameEvent(NamedTuple):
         outcome = result.players[index].outcome
         assert result.game_id is not None  # only a stored game has history
         ids = [player.id for player in result.players]
-        mine = game.side_of(index)
+        mine = sides_of(game)[index]
         teammates = [ids[i] for i in game.sides[mine] if i != index]
         opponents = [
             ids[i] for side, members in enumerate(game.sides) if side != mine for i in members
@@ -340,8 +350,7 @@ def why_unranked(
     bots = [player.bot for player in game.players]
     networks = [player.network for player in game.players]
     ended = season_start is not None and game.played_at < season_start
-    side_of = [game.side_of(index) for index in range(len(game.players))]
-    return unranked_reason(game.mode, bots, networks, sanctioned, ended, side_of)
+    return unranked_reason(game.mode, bots, networks, sanctioned, ended, sides_of(game))
 
 
 def evaluate(
