@@ -204,10 +204,24 @@ def sanctions(driven: Driven) -> None:
     for number, victim in enumerate(("vic", "val")):
         body = recent_game(f"g-m{number}", "mallory", victim)
         assert api("POST", GAMES, body=body).status == 201
+    # A team game too: its two opponents are refunded (a decision each), the teammate not.
+    pairs = {
+        "game_id": "g-mt",
+        "sides": [
+            {"players": [{"id": "mallory"}, {"id": "mate"}], "place": 1},
+            {"players": [{"id": "vic"}, {"id": "van"}], "place": 2},
+        ],
+    }
+    assert api("POST", "/v1/ladders/sedma-pairs/games", body=pairs).status == 201
+    team_sanction = sanction("s-t")
+    assert moderation("POST", "/v1/ladders/sedma-pairs/sanctions", body=team_sanction).status == 202
     assert moderation("POST", SANCTIONS, body=sanction()).status == 202
     assert moderation("GET", SANCTIONS + "/s-1").status == 200
-    assert driven.work_jobs() == 1
+    assert driven.work_jobs() == 2
     assert moderation("GET", SANCTIONS + "/s-1").body["status"] == "done"
+    team = moderation("GET", "/v1/ladders/sedma-pairs/sanctions/s-t").body
+    assert team["status"] == "done"
+    assert sorted(refund["player_id"] for refund in team["refunds"]) == ["van", "vic"]
     # Its decisions a page at a time: the first page's cursor read on.
     first = moderation("GET", SANCTIONS + "/s-1?limit=1").body
     assert first["next_cursor"] is not None
