@@ -107,7 +107,7 @@ def game_example(ladder: Ladder, *, preview: bool) -> dict[str, Any]:
         body["players"] = [{"id": "alice", **player_examples}, {"id": "bob", **player_examples}]
         body["winner"] = "alice"
     else:
-        body = sides_body(ladder.ruleset, versions).example()
+        body = sides_body(ladder.ruleset, versions, *shape_of(ladder)).example()
         count, size = ladder.sides.min, ladder.players_per_side.min
         names = iter(EXAMPLE_NAMES)
         body["sides"] = [
@@ -125,10 +125,18 @@ def game_example(ladder: Ladder, *, preview: bool) -> dict[str, Any]:
     return body
 
 
+def shape_of(ladder: Ladder) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The (min, max) of the ladder's sides and of its players a side."""
+    return (
+        (ladder.sides.min, ladder.sides.max),
+        (ladder.players_per_side.min, ladder.players_per_side.max),
+    )
+
+
 def either_body(ladder: Ladder, preview_versions: tuple[str, ...] | None) -> Schema:
     """A game of the ladder as players and winner, or as sides; as sides only where the
     ladder's games are not one against one."""
-    by_sides = sides_body(ladder.ruleset, preview_versions).schema()
+    by_sides = sides_body(ladder.ruleset, preview_versions, *shape_of(ladder)).schema()
     if not takes_players_and_winner(ladder):
         return by_sides
     return {"oneOf": [game_body(ladder.ruleset, preview_versions).schema(), by_sides]}

@@ -766,6 +766,8 @@ def test_account_without_ranked_games_takes_the_anonymous_state(
             {"ladder": "backgammon", "kept": "anonymous"},
             {"ladder": "sedma", "kept": "account"},
             {"ladder": "classic", "kept": "account"},
+            {"ladder": "sedma-pairs", "kept": "account"},
+            {"ladder": "classic-ffa", "kept": "account"},
         ],
     }
     account = service.get_player(LADDER, ACCOUNT)

@@ -50,20 +50,24 @@ def test_each_ladder_has_its_own_bodies(document: dict[str, Any], ladder_id: str
         return operation["requestBody"]["content"]["application/json"]["schema"]
 
     versions = tuple(ladder.versions)
+    shape = openapi.shape_of(ladder)
     if ladder.sides.holds(2) and ladder.players_per_side.holds(1):  # may be one against one
         assert body_schema(submit) == {
-            "oneOf": [game_body(ladder.ruleset).schema(), sides_body(ladder.ruleset).schema()]
+            "oneOf": [
+                game_body(ladder.ruleset).schema(),
+                sides_body(ladder.ruleset, None, *shape).schema(),
+            ]
         }
         assert body_schema(preview) == {
             "oneOf": [
                 game_body(ladder.ruleset, versions).schema(),
-                sides_body(ladder.ruleset, versions).schema(),
+                sides_body(ladder.ruleset, versions, *shape).schema(),
             ]
         }
         forms = body_schema(submit)["oneOf"]
     else:  # teams or more sides: the sides form only
-        assert body_schema(submit) == sides_body(ladder.ruleset).schema()
-        assert body_schema(preview) == sides_body(ladder.ruleset, versions).schema()
+        assert body_schema(submit) == sides_body(ladder.ruleset, None, *shape).schema()
+        assert body_schema(preview) == sides_body(ladder.ruleset, versions, *shape).schema()
         forms = [body_schema(submit)]
     assert all(form["additionalProperties"] is False for form in forms)
     assert set(submit["responses"]) == {

@@ -181,19 +181,26 @@ MOST_ON_A_SIDE = 64
 
 
 @cache
-def sides_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None) -> Object:
-    """The body of a game under `ruleset` as sides, each with its players and place."""
+def sides_body(
+    ruleset: Ruleset,
+    preview_versions: tuple[str, ...] | None = None,
+    sides: tuple[int, int] = (2, MOST_SIDES),
+    players_per_side: tuple[int, int] = (1, MOST_ON_A_SIDE),
+) -> Object:
+    """The body of a game under `ruleset` as sides, each with its players and place; with
+    `sides` and `players_per_side`, only as many as a ladder takes (what its OpenAPI body
+    declares; the parser takes any and then says what the ladder takes, naming the field)."""
     preview = preview_versions is not None
     side = Object(
         (
             Field(
                 "players",
-                ListOf(player_body(ruleset, preview), 1, MOST_ON_A_SIDE),
+                ListOf(player_body(ruleset, preview), *players_per_side),
                 "The side's players, at least one",
             ),
             Field(
                 "place",
-                Integer(1, MOST_SIDES),
+                Integer(1, sides[1]),
                 "1 for the best side; sides of equal place tie (where the ruleset has draws)",
             ),
         ),
@@ -205,7 +212,7 @@ def sides_body(ruleset: Ruleset, preview_versions: tuple[str, ...] | None = None
         *before,
         Field(
             "sides",
-            ListOf(side, 2, MOST_SIDES),
+            ListOf(side, *sides),
             "The sides, each player in exactly one; as many as the ladder's sides allow",
         ),
         *after,
