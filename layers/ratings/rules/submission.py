@@ -1,10 +1,12 @@
 """A submitted game: its body's one definition under a ruleset, and the one place it is checked.
 
 The body is the fields every game has, plus the ruleset's own (`Ruleset.game_fields`,
-`player_fields`) and, for a preview, overrides of the stored state. `parse_game` checks a
-body against that definition; the OpenAPI document is generated from the same `game_body`.
-Only what a schema cannot say is checked by hand here: two distinct players, a winner among
-them, and the time limits relative to now.
+`player_fields`) and, for a preview, overrides of the stored state; its players come as two
+players and a winner (`game_body`) or as sides, each with its players and place
+(`sides_body`). `parse_game` checks a body against that definition; the OpenAPI document is
+generated from the same declarations. Only what a schema cannot say is checked by hand here:
+distinct players, a winner among them, the sides within the ladder's shape and the ruleset's
+(places, ties), and the time limits relative to now.
 """
 
 import hashlib
