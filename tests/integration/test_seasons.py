@@ -284,3 +284,22 @@ def test_the_ladders_read_every_ladders_seasons_in_one_request(
         "launch",
     ]
     assert again == ladders
+
+
+def test_the_all_time_board_keeps_those_who_moved_on_once_a_season_started(
+    any_storage: Storage,
+) -> None:
+    clock = FixedClock(NOV)
+    service = seasons_service(any_storage, clock)
+    service.submit_game("classic", game("g-1", "ann", "ben"))
+    service.submit_game("classic", game("g-2", "cat", "dan"))
+    before = service.get_leaderboard("classic")["entries"]
+    service.start_season("classic", {"season_id": "launch"})
+    clock.advance(timedelta(seconds=3))
+
+    service.submit_game("classic", game("g-3", "ann", "cat"))  # both leave all-time
+
+    ended = service.get_season_leaderboard("classic", "all-time")["entries"]
+    assert ended == before
+    around = service.get_season_leaderboard("classic", "all-time", around="ann", limit=3)
+    assert "ann" in [entry["player_id"] for entry in around["entries"]]

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pynamodb.expressions.condition import Condition
 
 from ratings.rules.ranking import board_order
-from ratings.rules.seasons import ALL_TIME
 from ratings.service.player import FrozenStanding
 from ratings.service.ports import LeaderboardView
 from ratings.service.seasons import board_season, season_row
@@ -141,12 +140,12 @@ class DynamoLeaderboard(LeaderboardView):
             if isinstance(item, StateItem)
         }
         # A player whose state has left the season stands there by the standing they froze:
-        # read only for them (none on the board of the season running now).
+        # read only for them (none on the board of the season running now; all-time too, once
+        # a ladder's first scheduled or started season has begun).
         left = [
             player_id
             for player_id in unread
-            if season_id != ALL_TIME
-            and (player_id not in states or states[player_id].season_id != season_id)
+            if player_id not in states or states[player_id].season_id != season_id
         ]
         frozen: dict[str, FrozenStanding] = {}
         if left:
