@@ -18,6 +18,7 @@ ENVIRONMENT = {
     "RATINGS_DRAIN_SECONDS": "time budget of one podium drain (default 60)",
     "RATINGS_MODERATION_JOBS_QUEUE_URL": "moderation jobs queue (Moderation, ModerationWorker)",
     "RATINGS_MODERATION_JOBS_DLQ_URL": "moderation jobs dead-letter queue (ModerationWorker)",
+    "RATINGS_EVENT_BUS_NAME": "the event bus the events go on (PublishEvents function)",
     "RATINGS_LADDERS_FILE": (
         "another ladders file than the layer's ratings/ladders.json (the local stack, tests); "
         "the template sets none"
@@ -47,6 +48,9 @@ class Config(NamedTuple):
     drain_seconds: float = 60.0
     moderation_jobs_queue_url: str | None = None
     moderation_jobs_dlq_url: str | None = None
+    event_bus_name: str | None = None
+    #: Set only locally: where the bus's requests go (moto).
+    events_endpoint_url: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Config":
@@ -67,6 +71,8 @@ class Config(NamedTuple):
             drain_seconds=float(env.get("RATINGS_DRAIN_SECONDS", "60")),
             moderation_jobs_queue_url=env.get("RATINGS_MODERATION_JOBS_QUEUE_URL") or None,
             moderation_jobs_dlq_url=env.get("RATINGS_MODERATION_JOBS_DLQ_URL") or None,
+            event_bus_name=env.get("RATINGS_EVENT_BUS_NAME") or None,
+            events_endpoint_url=configured_endpoint(env, "EVENTBRIDGE"),
         )
 
 

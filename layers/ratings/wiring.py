@@ -21,6 +21,7 @@ from ratings.service.facade import RatingService, Settings
 from ratings.service.unit_of_work import Retrier, RetryPolicy
 
 if TYPE_CHECKING:
+    from mypy_boto3_events import EventBridgeClient
     from mypy_boto3_sqs import SQSClient
 
     from ratings.storage.dynamodb import DynamoStorage
@@ -125,6 +126,29 @@ def sqs_client() -> "SQSClient":
     return cast("SQSClient", client)
 
 
+@cache
+def events_client() -> "EventBridgeClient":
+    """The container's EventBridge client (the PublishEvents function's), from the table's
+    botocore session like the SQS client, its calls cut to fit the function's time."""
+    from botocore.config import Config as ClientConfig
+
+    settings = config()
+    timeouts = call_timeouts(settings)
+    client_config = ClientConfig(
+        connect_timeout=timeouts.connect_seconds,
+        read_timeout=timeouts.read_seconds,
+        retries={"total_max_attempts": 1 + timeouts.retries, "mode": "standard"},
+    )
+    client = storage().connection.session.create_client(
+        "events",
+        region_name=settings.region,
+        endpoint_url=settings.events_endpoint_url,
+        config=client_config,
+    )
+    invocation.guard(client, timeouts.attempt_seconds)
+    return cast("EventBridgeClient", client)
+
+
 def reset() -> None:
     """Forget everything built so far: the next call builds afresh from the environment.
 
@@ -135,6 +159,7 @@ def reset() -> None:
     storage.cache_clear()
     service.cache_clear()
     sqs_client.cache_clear()
+    events_client.cache_clear()
 
 
 # Read with the module, at the cold start (`reset` forgets them: the local stack, tests).

@@ -12,12 +12,12 @@ STORED = Player("backgammon", "alice", 1532, ranked_games=7, version=3, absorbed
 def test_a_rated_player_moves_one_version_on_with_one_more_ranked_game() -> None:
     after = STORED.rated(1548)
 
-    assert after == STORED._replace(rating=1548, ranked_games=8, version=4)
+    assert after == STORED._replace(rating=1548, ranked_games=8, version=4, sequence=1)
     assert after.replaces_version == STORED.version
 
 
 def test_an_award_changes_the_rating_only() -> None:
-    assert STORED.awarded(25) == STORED._replace(rating=1557, version=4)
+    assert STORED.awarded(25) == STORED._replace(rating=1557, version=4, sequence=1)
 
 
 def test_a_linked_anonymous_id_keeps_its_state_but_leaves_the_board() -> None:
@@ -28,6 +28,7 @@ def test_a_linked_anonymous_id_keeps_its_state_but_leaves_the_board() -> None:
     assert anonymous.on_the_board
     assert not unlisted.on_the_board
     assert unlisted == anonymous._replace(listed=False, version=6)
+    assert unlisted.sequence == anonymous.sequence  # no rating moved: no event to count
 
 
 def test_an_account_absorbing_an_anonymous_id_takes_its_rating_and_games() -> None:

@@ -150,6 +150,10 @@ class Player(NamedTuple):
     #: standing frozen in the season it left, and the history line of its reset. None when the
     #: state was read in its season. Not stored on the state itself.
     entered: "SeasonEntry | None" = None
+    #: How many changes of the player's rating in this ladder the events reported: one more
+    #: with each ranked game, podium bonus and refund (an event's `sequences`, docs/api.md,
+    #: "Events"). 0 for a state stored before it was kept.
+    sequence: int = 0
 
     @property
     def stored(self) -> bool:
@@ -254,6 +258,7 @@ class Player(NamedTuple):
         """The state after a ranked game that left the player at `rating_after`."""
         return self._replace(
             version=self.version + 1,
+            sequence=self.sequence + 1,
             rating=rating_after,
             ranked_games=self.ranked_games + 1,
             season_games=None if self.season_games is None else self.season_games + 1,
@@ -261,12 +266,16 @@ class Player(NamedTuple):
 
     def awarded(self, bonus: int) -> "Player":
         """The state after a podium bonus."""
-        return self._replace(version=self.version + 1, rating=self.rating + bonus)
+        return self._replace(
+            version=self.version + 1, sequence=self.sequence + 1, rating=self.rating + bonus
+        )
 
     def refunded(self, points: int) -> "Player":
         """The state after a refund of `points` lost to a sanctioned player: added to the
         current rating, nothing else moves."""
-        return self._replace(version=self.version + 1, rating=self.rating + points)
+        return self._replace(
+            version=self.version + 1, sequence=self.sequence + 1, rating=self.rating + points
+        )
 
     def sanctioned_by(self, sanction_id: str, window_until: datetime | None) -> "Player":
         """The state once under the sanction `sanction_id`, whose refund window ends at

@@ -204,6 +204,8 @@ class RefundDecision(NamedTuple):
     #: The victim's seat, their index in the game's result players, when the game has more
     #: than two players (None: a game of two, or a game no longer stored).
     seat: int | None = None
+    #: The victim's `Player.sequence` once paid (None when withheld).
+    sequence: int | None = None
 
     @property
     def ref(self) -> str:

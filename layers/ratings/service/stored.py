@@ -66,6 +66,10 @@ class StoredGame(NamedTuple):
     #: Rewrites of the result since it was stored (an erasure replaces ids by pseudonyms);
     #: a rewrite is stored only over the revision it read.
     revision: int = 0
+    #: Each player's `Player.sequence` after the game, in the order of the result's players;
+    #: empty when the game moved no rating (unranked). Positions, not ids: an erasure
+    #: leaves them as they are. What the `game.rated` event's `sequences` are made of.
+    sequences: tuple[int, ...] = ()
 
 
 class StoredTournament(NamedTuple):
@@ -74,6 +78,9 @@ class StoredTournament(NamedTuple):
     fingerprint: str
     result: JsonObject
     revision: int = 0
+    #: Each award's player's `Player.sequence` after it, in the order of the result's awards;
+    #: None for a player paid nothing.
+    sequences: tuple[int | None, ...] = ()
 
 
 class Link(NamedTuple):

@@ -48,6 +48,7 @@ def _award_once(
     ended = season.starts_at is not None and podium.finished_at < season.starts_at
     awards: list[Award] = []
     awarded: list[Player] = []
+    sequences: list[int | None] = []
     unpaid: list[Player] = []
     events: list[PlayerEvent] = []
     for (place, submitted_id), player in zip(podium.podium, players, strict=True):
@@ -64,8 +65,10 @@ def _award_once(
         )
         if bonus == 0:
             unpaid.append(player)
+            sequences.append(None)
             continue
         awarded.append(after)
+        sequences.append(after.sequence)
         bonus_event = PodiumBonusEvent(
             type=PODIUM_EVENT,
             tournament_id=podium.tournament_id,
@@ -88,6 +91,7 @@ def _award_once(
         tournament_id=podium.tournament_id,
         fingerprint=podium.fingerprint,
         result=json_of(result),
+        sequences=tuple(sequences) if awarded else (),
     )
     # The award names every podium player, paid or not: each gets a pointer to it (an
     # erasure finds their awards by it), and the commit holds only over every state read.

@@ -217,7 +217,10 @@ class _Refund:
             return self._withhold(decision._replace(withheld=verdict.withheld))
         after = victim.refunded(verdict.points)
         decision = decision._replace(
-            player_id=victim.player_id, points=verdict.points, rating_after=after.rating
+            player_id=victim.player_id,
+            points=verdict.points,
+            rating_after=after.rating,
+            sequence=after.sequence,
         )
         event = PlayerEvent(
             ladder=victim.ladder,

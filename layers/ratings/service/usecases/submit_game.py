@@ -82,6 +82,7 @@ def _rate_once(
         fingerprint=game.fingerprint,
         result=result.document(),
         expires_at=now + context.settings.game_retention,
+        sequences=tuple(player.sequence for player in written) if result.ranked else (),
     )
     retention = context.settings.history_retention
     events = [

@@ -163,6 +163,8 @@ class StateItem(RatingsItem, discriminator="state"):
     season_start = UnicodeAttribute(null=True)
     #: Ranked games within the season; absent: all of them (a state stored before seasons).
     season_games = NumberAttribute(null=True)
+    #: `Player.sequence`; absent: 0 (a state stored before it was kept, or never rated).
+    seq = NumberAttribute(null=True)
 
 
 class StandingItem(RatingsItem, discriminator="standing"):
@@ -205,12 +207,16 @@ class GameItem(RatingsItem, discriminator="game"):
     result = UnicodeAttribute()
     #: Rewrites since stored (an erasure's pseudonyms); absent before the first.
     revision = NumberAttribute(null=True)
+    #: `StoredGame.sequences` as compact JSON; absent: none (unranked, or stored before).
+    seqs = UnicodeAttribute(null=True)
 
 
 class TournamentItem(RatingsItem, discriminator="tournament"):
     fingerprint = UnicodeAttribute()
     result = UnicodeAttribute()
     revision = NumberAttribute(null=True)
+    #: `StoredTournament.sequences` as compact JSON; absent: none.
+    seqs = UnicodeAttribute(null=True)
 
 
 class LinkItem(RatingsItem, discriminator="link"):
@@ -260,6 +266,7 @@ def player_of(item: StateItem) -> Player:
         season_id=season_id,
         season_start=None if item.season_start is None else parse_utc_millis(item.season_start),
         season_games=None if season_games is None else int(season_games),
+        sequence=int(item.seq or 0),
     )
 
 
@@ -272,6 +279,7 @@ def state_item_of(player: Player) -> StateItem:
     if player.season_start is not None:
         fields["season_start"] = format_utc_millis(player.season_start)
     fields["recent"] = None if player.recent is None else pack_recent(player.recent)
+    fields["seq"] = fields.pop("sequence") or None
     return StateItem(player_key(player.ladder, player.player_id), STATE_SK, **fields)
 
 
@@ -386,14 +394,21 @@ def stored_game_of(ladder: str, game_id: str, item: GameItem) -> StoredGame:
     expires_at = item.expires_at or datetime.max.replace(tzinfo=UTC)
     result = json.loads(item.result)
     return StoredGame(
-        ladder, game_id, item.fingerprint, result, expires_at, int(item.revision or 0)
+        ladder,
+        game_id,
+        item.fingerprint,
+        result,
+        expires_at,
+        int(item.revision or 0),
+        tuple(json.loads(item.seqs)) if item.seqs else (),
     )
 
 
 def stored_tournament_of(ladder: str, tournament_id: str, item: TournamentItem) -> StoredTournament:
     result = json.loads(item.result)
     revision = int(item.revision or 0)
-    return StoredTournament(ladder, tournament_id, item.fingerprint, result, revision)
+    sequences = tuple(json.loads(item.seqs)) if item.seqs else ()
+    return StoredTournament(ladder, tournament_id, item.fingerprint, result, revision, sequences)
 
 
 def event_sort_key(at: datetime, event_type: str, ref_id: str) -> str:
@@ -412,6 +427,7 @@ def game_item(game: StoredGame) -> GameItem:
         result=result,
         expires_at=game.expires_at,
         revision=game.revision or None,
+        seqs=compact_json(list(game.sequences)) if game.sequences else None,
     )
 
 
@@ -420,8 +436,14 @@ def tournament_item(tournament: StoredTournament) -> TournamentItem:
     key = tournament_key(tournament.ladder, tournament.tournament_id)
     result = compact_json(tournament.result)
     revision = tournament.revision or None
+    sequences = compact_json(list(tournament.sequences)) if tournament.sequences else None
     return TournamentItem(
-        key, TOURNAMENT_SK, fingerprint=tournament.fingerprint, result=result, revision=revision
+        key,
+        TOURNAMENT_SK,
+        fingerprint=tournament.fingerprint,
+        result=result,
+        revision=revision,
+        seqs=sequences,
     )
 
 

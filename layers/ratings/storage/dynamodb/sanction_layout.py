@@ -63,6 +63,8 @@ class DecisionItem(RatingsItem, discriminator="refund"):
     withheld = UnicodeAttribute(null=True)
     #: The victim's seat in a game of more than two players (absent: a game of two).
     seat = NumberAttribute(null=True)
+    #: The victim's sequence once paid (`RefundDecision.sequence`); absent when withheld.
+    seq = NumberAttribute(null=True)
 
 
 class SanctionPointerItem(RatingsItem, discriminator="sanction_pointer"):
@@ -98,6 +100,7 @@ def decision_item(decision: RefundDecision) -> DecisionItem:
         rating_after=decision.rating_after,
         withheld=decision.withheld,
         seat=decision.seat,
+        seq=decision.sequence,
     )
 
 
@@ -113,4 +116,5 @@ def decision_of(ladder: str, sanction_id: str, item: DecisionItem) -> RefundDeci
         rating_after=None if item.rating_after is None else int(item.rating_after),
         withheld=item.withheld,
         seat=None if item.seat is None else int(item.seat),
+        sequence=None if item.seq is None else int(item.seq),
     )
