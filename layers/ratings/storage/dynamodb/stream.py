@@ -71,7 +71,7 @@ def envelopes_of(record: Mapping[str, Any], lookups: Lookups) -> list[Envelope]:
     item = RatingsItem.from_raw_data(dict(new))
     before = None if old is None else RatingsItem.from_raw_data(dict(old))
     inserted = record.get("eventName") == "INSERT"
-    if isinstance(item, GameItem) and inserted:
+    if isinstance(item, GameItem) and (inserted or _replaced(item, before)):
         ladder, game_id = _parts(item.pk, 2)
         return [events.game_rated(change_id, at, stored_game_of(ladder, game_id, item))]
     if isinstance(item, TournamentItem) and inserted:
@@ -98,6 +98,13 @@ def envelopes_of(record: Mapping[str, Any], lookups: Lookups) -> list[Envelope]:
     if isinstance(item, StandingsItem) and inserted:
         return _season_started(change_id, item, lookups)
     return []
+
+
+def _replaced(item: GameItem, before: RatingsItem | None) -> bool:
+    """Whether a game record modified is a new game stored over an expired record that TTL
+    had not deleted yet (its id used again): an erasure's rewrite always counts a revision,
+    a new game starts without one."""
+    return isinstance(before, GameItem) and not item.revision
 
 
 def _job_events(change_id: str, item: JobItem, before: JobItem | None) -> list[Envelope]:
