@@ -35,10 +35,12 @@ def test_endpoints_say_what_runs_where(stack: LocalStack, client: Client) -> Non
         "podiums_dlq",
         "moderation_jobs",
         "moderation_jobs_dlq",
+        "events",
+        "events_dlq",
     }
     assert all(url.startswith("http") for url in endpoints["queues"].values())
     triggers = {trigger for kinds in endpoints["functions"].values() for trigger in kinds}
-    assert triggers == {"Api", "SQS", "Schedule"}
+    assert triggers == {"Api", "SQS", "Schedule", "DynamoDB"}
 
 
 def test_a_game_rated_over_http(client: Client) -> None:
