@@ -111,8 +111,19 @@ class StackEvents:
         predicate: Callable[[Detail], bool] | None = None,
         timeout: float = 10.0,
     ) -> Detail:
-        """The `detail` of the oldest event of `type` (any, when None) that `predicate` accepts,
-        waiting up to `timeout` seconds for it; AssertionError when none comes."""
+        """The `detail` of the oldest event of `type` (any, when None) whose detail `predicate`
+        accepts, waiting up to `timeout` seconds for it; AssertionError when none comes."""
+        detail: Detail = self.wait_for_envelope(type, predicate, timeout)["detail"]
+        return detail
+
+    def wait_for_envelope(
+        self,
+        type: str | None = None,
+        predicate: Callable[[Detail], bool] | None = None,
+        timeout: float = 10.0,
+    ) -> dict[str, Any]:
+        """As `wait_for_event`, but the whole event as the queue got it (version, id,
+        detail-type, source, account, time, region, resources, detail)."""
         deadline = time.monotonic() + timeout
         with self._lock:
             while True:
@@ -127,7 +138,9 @@ class StackEvents:
                     )
                 self._read(min(1.0, max(0.0, deadline - time.monotonic())))
 
-    def _take(self, type: str | None, predicate: Callable[[Detail], bool] | None) -> Detail | None:
+    def _take(
+        self, type: str | None, predicate: Callable[[Detail], bool] | None
+    ) -> dict[str, Any] | None:
         for position, event in enumerate(self.unclaimed):
             detail: Detail = event.get("detail") or {}
             if type is not None and event.get("detail-type") != type:
@@ -135,7 +148,7 @@ class StackEvents:
             if predicate is not None and not predicate(detail):
                 continue
             del self.unclaimed[position]
-            return detail
+            return event
         return None
 
     def _read(self, wait: float) -> None:

@@ -24,9 +24,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-from ratings_local.functions import LocalFunction
+from typing import Any, Protocol
 
 #: Seconds between reads of a stream with nothing new, and before a failed batch comes again.
 POLL_INTERVAL = 0.1
@@ -81,11 +79,20 @@ def _check_pattern(pattern: Any) -> None:
             )
 
 
+class StreamTarget(Protocol):
+    """What a mapping needs of its function (`ratings_local.functions.LocalFunction`)."""
+
+    @property
+    def logical_id(self) -> str: ...
+
+    def invoke(self, event: dict[str, Any]) -> Any: ...
+
+
 @dataclass(frozen=True)
 class StreamMapping:
     """One DynamoDB event of a function, resolved."""
 
-    function: LocalFunction
+    function: StreamTarget
     stream_arn: str
     batch_size: int = 100
     maximum_retry_attempts: int = FOREVER
@@ -98,7 +105,7 @@ class StreamMapping:
     @classmethod
     def of(
         cls,
-        function: LocalFunction,
+        function: StreamTarget,
         properties: Mapping[str, Any],
         stream_arn: str,
         on_failure_queue_url: str | None,
