@@ -196,6 +196,10 @@ def test_endpoints_and_the_banner_say_which_engine_runs_the_table(
         assert [line.split() for line in lines if line.endswith(url)] == [["Queue", role, url]]
     assert parse_args(["--dynamodb-local"]).dynamodb_local
     assert not parse_args([]).dynamodb_local
+    assert parse_args(["--webhook", "http://127.0.0.1:9/hook"]).webhook_url == (
+        "http://127.0.0.1:9/hook"
+    )
+    assert parse_args([]).webhook_url is None
 
 
 def test_the_table_is_the_templates_on_its_engine_and_only_there(stack: LocalStack) -> None:
