@@ -65,10 +65,20 @@ def parse_args(argv: list[str]) -> Options:
         help="serve the ladders of FILE (default: $RATINGS_LADDERS_FILE, else the layer's "
         "layers/ratings/ladders.json; docs/api.md, Configuring ladders)",
     )
+    parser.add_argument(
+        "--webhook",
+        default=None,
+        metavar="URL",
+        help="also POST every event the service publishes to URL, as JSON (EventBridge's "
+        "event; retried until URL answers 2xx, 5 sends at most); the events queue gets them "
+        "either way",
+    )
     parser.add_argument("--template", type=Path, default=DEFAULT_TEMPLATE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.schedule_interval <= 0:
         parser.error("--schedule-interval must be a positive number of seconds")
+    if args.webhook is not None and not args.webhook.startswith(("http://", "https://")):
+        parser.error("--webhook must be an http:// or https:// URL")
     if args.exact_rank_limit is not None and not 0 <= args.exact_rank_limit <= 10000:
         parser.error("--exact-rank-limit must be an integer from 0 to 10000")
     return Options(
@@ -82,6 +92,7 @@ def parse_args(argv: list[str]) -> Options:
         template=args.template,
         dynamodb_local=args.dynamodb_local,
         ladders_file=args.ladders,
+        webhook_url=args.webhook,
     )
 
 
@@ -101,7 +112,9 @@ def banner(stack: LocalStack) -> str:
         ("Table", f"{endpoints['table']} on {table_engine(stack)}"),
         ("Table endpoint", endpoints["dynamodb_endpoint_url"]),
     ]
-    rows += [(f"Queue {role}", url) for role, url in endpoints["queues"].items()]
+    rows += [(f"Queue {role}", url) for role, url in endpoints["queues"].items() if url]
+    if stack.options.webhook_url:
+        rows.append(("Webhook", f"every event POSTed to {stack.options.webhook_url}"))
     rows += [
         ("Function", f"{logical_id} ({', '.join(triggers)})")
         for logical_id, triggers in endpoints["functions"].items()

@@ -14,7 +14,11 @@ A third cost is mended the same way: moto answers every Query by sorting all ite
 local secondary index (both are partitioned by the table's hash key), so a player's history or
 recent-games count costs what that player's items cost, not what the table holds.
 
-All three lean on moto internals of the pinned version (MOTO_VERSION); tests check the version and
+One more defect is in moto's EventBridge: an SQS target without an input transformer gets the
+event through a string template that leaves out `account` and breaks on a detail holding text
+like `<source>`. `whole_event` hands the target the event itself, as EventBridge does.
+
+All four lean on moto internals of the pinned version (MOTO_VERSION); tests check the version and
 the behaviour, so an upgrade that changes them fails loudly instead of silently.
 """
 
@@ -38,6 +42,7 @@ from moto.dynamodb.exceptions import (
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models.table import Table
+from moto.events.utils import EventTemplateParser
 from moto.moto_server.werkzeug_app import (
     DomainDispatcherApplication,
     MotoRequestHandler,
@@ -247,11 +252,31 @@ def partition_query(self: Table, hash_key: DynamoType | None, *args: Any, **kwar
         del self.all_items
 
 
+_stock_parse = EventTemplateParser.parse
+#: What EventBridge gives a target without an input transformer, in its order.
+EVENT_FIELDS = ("version", "id", "detail-type", "source", "account", "time", "region")
+
+
+def whole_event(
+    input_template: str | None, input_paths_map: dict[str, Any], event: Any
+) -> dict[str, Any]:
+    """The event a rule's target gets: with no input transformer, the whole event (moto's own
+    "time" is epoch seconds here; its SQS target writes it as ISO 8601 after this)."""
+    if input_template or input_paths_map:
+        return dict(_stock_parse(input_template, input_paths_map, event))  # type: ignore[arg-type]
+    whole = {name: event.get(name) for name in EVENT_FIELDS}
+    whole["version"] = "0"
+    whole["resources"] = list(event.get("resources") or [])
+    whole["detail"] = event.get("detail")
+    return whole
+
+
 _installed = threading.Lock()
 
 
 def install_fast_transactions() -> None:
-    """Replace moto's TransactWriteItems and Query with the ones above (idempotent)."""
+    """Replace moto's TransactWriteItems, Query and rule targets' event with the ones above
+    (idempotent)."""
     if moto.__version__ != MOTO_VERSION:
         raise RuntimeError(
             f"the local stack's DynamoDB transactions were written for moto {MOTO_VERSION}, "
@@ -260,6 +285,7 @@ def install_fast_transactions() -> None:
     with _installed:
         DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
         Table.query = partition_query  # type: ignore[method-assign]
+        EventTemplateParser.parse = staticmethod(whole_event)  # type: ignore[method-assign]
 
 
 class _QuietHandler(MotoRequestHandler):

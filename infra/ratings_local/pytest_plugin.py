@@ -14,12 +14,23 @@ and `Endpoints` hands both to the test.
         my_backend.configure(rating_api=ratings_stack.api_url)
         ...
         assert ratings_stack.get("/v1/ladders/backgammon/players/alice")["rating"] == 1519
+
+The service's events (api.md, "Events") arrive in the stack's `events` queue; the fixture
+`wait_for_event` waits for one and returns its `detail` (`StackEvents`, which the session
+fixture `ratings_events` shares between tests, keeps the others for later waits):
+
+    def test_my_backend_hears_of_a_rated_game(ratings_stack, wait_for_event):
+        ...
+        rated = wait_for_event("game.rated", lambda detail: detail["game"]["game_id"] == "g-1")
+        assert rated["sequences"] == {"alice": 1, "bob": 1}
 """
 
 import json
 import os
+import threading
+import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -40,7 +51,8 @@ class Endpoints:
     table: str
     #: Where the table answers: `aws_endpoint_url`, unless it runs on DynamoDB Local.
     dynamodb_endpoint_url: str = ""
-    #: Queue URLs by role: games, games_dlq, podiums, podiums_dlq.
+    #: Queue URLs by role: games, games_dlq, podiums, podiums_dlq, moderation_jobs(_dlq),
+    #: events (every event the service publishes, as EventBridge sends it) and events_dlq.
     queues: dict[str, str] = field(default_factory=dict)
     #: The key the API requires in x-api-key, or None when it requires none.
     api_key: str | None = None
@@ -68,6 +80,94 @@ class Endpoints:
             request.add_header("x-moderation-key", self.moderation_key)
         with urllib.request.urlopen(request, timeout=30) as response:
             return json.load(response)
+
+
+Detail = dict[str, Any]
+
+
+class StackEvents:
+    """The events of a running stack, read from its `events` queue (each message is one event
+    as EventBridge sends it to a queue). What a wait reads but does not want is kept, in order,
+    for the waits after it; an event a wait returns is taken."""
+
+    def __init__(self, endpoints: Endpoints) -> None:
+        import boto3
+
+        self._queue_url = endpoints.queues["events"]
+        self._sqs = boto3.client(
+            "sqs",
+            endpoint_url=endpoints.aws_endpoint_url,
+            region_name=endpoints.region,
+            aws_access_key_id="local",
+            aws_secret_access_key="local",
+        )
+        self._lock = threading.Lock()
+        #: Events read and not taken yet, oldest first (whole EventBridge events).
+        self.unclaimed: list[dict[str, Any]] = []
+
+    def wait_for_event(
+        self,
+        type: str | None = None,
+        predicate: Callable[[Detail], bool] | None = None,
+        timeout: float = 10.0,
+    ) -> Detail:
+        """The `detail` of the oldest event of `type` (any, when None) whose detail `predicate`
+        accepts, waiting up to `timeout` seconds for it; AssertionError when none comes."""
+        detail: Detail = self.wait_for_envelope(type, predicate, timeout)["detail"]
+        return detail
+
+    def wait_for_envelope(
+        self,
+        type: str | None = None,
+        predicate: Callable[[Detail], bool] | None = None,
+        timeout: float = 10.0,
+    ) -> dict[str, Any]:
+        """As `wait_for_event`, but the whole event as the queue got it (version, id,
+        detail-type, source, account, time, region, resources, detail)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                found = self._take(type, predicate)
+                if found is not None:
+                    return found
+                if time.monotonic() >= deadline:
+                    seen = [event.get("detail-type") for event in self.unclaimed]
+                    raise AssertionError(
+                        f"no {type or 'matching'} event within {timeout:g} s "
+                        f"(unclaimed events: {seen})"
+                    )
+                self._read(min(1.0, max(0.0, deadline - time.monotonic())))
+
+    def _take(
+        self, type: str | None, predicate: Callable[[Detail], bool] | None
+    ) -> dict[str, Any] | None:
+        for position, event in enumerate(self.unclaimed):
+            detail: Detail = event.get("detail") or {}
+            if type is not None and event.get("detail-type") != type:
+                continue
+            if predicate is not None and not predicate(detail):
+                continue
+            del self.unclaimed[position]
+            return event
+        return None
+
+    def _read(self, wait: float) -> None:
+        received = self._sqs.receive_message(
+            QueueUrl=self._queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=int(wait)
+        )
+        messages = received.get("Messages", [])
+        for message in messages:
+            self.unclaimed.append(json.loads(message["Body"]))
+        if messages:
+            self._sqs.delete_message_batch(
+                QueueUrl=self._queue_url,
+                Entries=[
+                    {"Id": str(index), "ReceiptHandle": message["ReceiptHandle"]}
+                    for index, message in enumerate(messages)
+                ],
+            )
+        elif wait < 1:
+            time.sleep(wait)
 
 
 @contextmanager
@@ -142,3 +242,16 @@ def ratings_stack(request: pytest.FixtureRequest) -> Iterator[Endpoints]:
     }
     with running_stack(**options) as stack:
         yield endpoints_of(stack)
+
+
+@pytest.fixture(scope="session")
+def ratings_events(ratings_stack: Endpoints) -> StackEvents:
+    """The events of the session's stack, kept between tests until a wait takes them."""
+    return StackEvents(ratings_stack)
+
+
+@pytest.fixture
+def wait_for_event(ratings_events: StackEvents) -> Callable[..., Detail]:
+    """`StackEvents.wait_for_event` of the session's stack: `wait_for_event("game.rated",
+    predicate, timeout=10)` returns the event's detail."""
+    return ratings_events.wait_for_event

@@ -1,9 +1,10 @@
-"""Creating the template's table(s) and queues locally, and resolving references.
+"""Creating the template's table(s), event buses and queues locally, and resolving references.
 
 Queues are created dead-letter queues first so redrive policies can point at them; the table
-gets its keys, indexes and TTL exactly as the template declares them, on whichever engine runs
-it (moto, DynamoDB Local: only the endpoint differs); the tests create their tables with the
-same `create_table`.
+gets its keys, indexes, stream and TTL exactly as the template declares them, on whichever
+engine runs it (moto, DynamoDB Local: only the endpoint differs); the tests create their tables
+with the same `create_table`. The buses are on moto, beside the queues. A stream's ARN is the
+one the engine gave it (DynamoDB Local's name its own region and account, not the stack's).
 """
 
 import json
@@ -30,6 +31,11 @@ class CreatedResources:
     queue_urls: dict[str, str] = field(default_factory=dict)
     queue_arns: dict[str, str] = field(default_factory=dict)
     functions: dict[str, str] = field(default_factory=dict)
+    #: The table's stream ARN (LatestStreamArn), for the tables that have a stream.
+    stream_arns: dict[str, str] = field(default_factory=dict)
+    #: Event bus names and ARNs, by logical id.
+    bus_names: dict[str, str] = field(default_factory=dict)
+    bus_arns: dict[str, str] = field(default_factory=dict)
 
     def resolver(self, logical_id: str, attribute: str | None) -> str:
         """The local value of `Ref logical_id` or `GetAtt logical_id.attribute`."""
@@ -43,6 +49,8 @@ class CreatedResources:
             return "aws"
         if logical_id in self.tables:
             name = self.tables[logical_id]
+            if attribute == "StreamArn":
+                return self.stream_arns[logical_id]
             if attribute == "Arn":
                 return f"arn:aws:dynamodb:{self.region}:{ACCOUNT_ID}:table/{name}"
             return name
@@ -52,6 +60,10 @@ class CreatedResources:
             if attribute == "QueueName":
                 return self.queue_urls[logical_id].rsplit("/", 1)[-1]
             return self.queue_urls[logical_id]
+        if logical_id in self.bus_names:
+            if attribute == "Arn":
+                return self.bus_arns[logical_id]
+            return self.bus_names[logical_id]
         if logical_id in self.functions:
             return self.functions[logical_id]
         # Anything else (the API, alarms, roles) has no local counterpart.
@@ -61,7 +73,8 @@ class CreatedResources:
 def create_resources(
     spec: StackSpec, sqs_endpoint_url: str, dynamodb_endpoint_url: str, region: str
 ) -> CreatedResources:
-    """The template's tables at `dynamodb_endpoint_url`, its queues at `sqs_endpoint_url`."""
+    """The template's tables at `dynamodb_endpoint_url`, its buses and queues at
+    `sqs_endpoint_url`."""
     created = CreatedResources(region=region)
     created.functions = {logical_id: logical_id for logical_id in spec.functions}
     dynamodb = boto3.client("dynamodb", endpoint_url=dynamodb_endpoint_url, region_name=region)
@@ -72,6 +85,16 @@ def create_resources(
         name = properties.get("TableName") or f"ratings-local-{logical_id}"
         created.tables[logical_id] = name
         create_table(dynamodb, name, properties)
+        stream_arn = dynamodb.describe_table(TableName=name)["Table"].get("LatestStreamArn")
+        if stream_arn:
+            created.stream_arns[logical_id] = stream_arn
+
+    events = boto3.client("events", endpoint_url=sqs_endpoint_url, region_name=region)
+    for logical_id, bus in spec.buses.items():
+        properties = resolve(dict(bus.properties), created.resolver, spec.parameters)
+        name = properties.get("Name") or f"ratings-local-{logical_id}"
+        created.bus_names[logical_id] = name
+        created.bus_arns[logical_id] = events.create_event_bus(Name=name)["EventBusArn"]
 
     # Dead-letter queues first: the others' redrive policies refer to them.
     ordered = sorted(spec.queues.items(), key=lambda entry: "RedrivePolicy" in entry[1].properties)
@@ -94,7 +117,7 @@ def create_resources(
 def create_table(dynamodb: "DynamoDBClient", name: str, properties: Mapping[str, Any]) -> None:
     """Create table `name` on any engine (moto, DynamoDB Local) exactly as the template's
     resolved `properties` declare it: keys, attribute definitions, indexes and their
-    projections, billing, then its TTL. The tests make their tables with it too."""
+    projections, billing, its stream, then its TTL. The tests make their tables with it too."""
     dynamodb.create_table(**_table_request(name, properties))
     # TTL can be set on an ACTIVE table only (both local engines create it ACTIVE at once).
     dynamodb.get_waiter("table_exists").wait(
@@ -134,6 +157,12 @@ def _table_request(name: str, properties: Mapping[str, Any]) -> dict[str, Any]:
             }
             for index in properties["GlobalSecondaryIndexes"]
         ]
+    stream = properties.get("StreamSpecification")
+    if stream and stream.get("StreamViewType"):
+        request["StreamSpecification"] = {
+            "StreamEnabled": True,
+            "StreamViewType": stream["StreamViewType"],
+        }
     if request["BillingMode"] == "PROVISIONED":
         request["ProvisionedThroughput"] = properties["ProvisionedThroughput"]
     return request

@@ -1,17 +1,21 @@
 """The whole service on one machine: emulated AWS, the API, the queue consumers, the schedule.
 
 Everything is read from template.yaml: which functions exist, what triggers them (Api, SQS,
-Schedule), the table, the queues and their redrive policies, and the environment each
-function gets. The ladders are the layer's ladders.json, or the file `Options.ladders_file`
-(or RATINGS_LADDERS_FILE) names: read before anything starts, so a file that cannot work
-stops the start with its message. Everything lives in memory and stops with the process.
+Schedule, the table's stream), the table, the queues and their redrive policies, the event bus,
+and the environment each function gets. The ladders are the layer's ladders.json, or the file
+`Options.ladders_file` (or RATINGS_LADDERS_FILE) names: read before anything starts, so a file
+that cannot work stops the start with its message. Everything lives in memory and stops with
+the process.
 
 The table is on moto, or with `dynamodb_local` on Amazon's DynamoDB Local; the queues are
 always on moto. The functions find them the way botocore finds any endpoint override:
 AWS_ENDPOINT_URL_DYNAMODB for the table, AWS_ENDPOINT_URL for the rest. Each function runs in
 execution environments of its own (`ratings_local.functions`), the Api with as many
 concurrent invocations as requests come, each SQS mapping with up to its MaximumConcurrency
-(`ratings_local.sources`).
+(`ratings_local.sources`), each stream mapping one batch at a time (`ratings_local.streams`).
+
+The events the service puts on its bus reach the `events` queue through a rule, as they would
+reach a backend's, and with `Options.webhook_url` a webhook too (`ratings_local.bus`).
 """
 
 import json
@@ -33,19 +37,25 @@ from ratings.rules import Ladder
 from ratings.rules.ladder_config import DEFAULT_FILE
 from ratings_local import swagger
 from ratings_local.aws import EmulatedAws
+from ratings_local.bus import WebhookDelivery, subscribe_queue
 from ratings_local.dynamodb_local import DynamoDBLocal
 from ratings_local.environments import Metrics
 from ratings_local.functions import DEFAULT_MAX_CONCURRENCY, LocalFunction
 from ratings_local.http_api import JSON, GatewayAnswers, LocalAnswer, LocalApiServer
-from ratings_local.resources import CreatedResources, create_resources
+from ratings_local.resources import ACCOUNT_ID, CreatedResources, create_resources
 from ratings_local.routing import Routing, Target
 from ratings_local.schedule import ScheduledRuns
 from ratings_local.sources import SqsMapping, SqsPoller, scheduled_event, sqs_record
+from ratings_local.streams import StreamMapping, StreamPoller
 from ratings_local.template import DEFAULT_TEMPLATE, StackSpec, read_stack, resolve
 
 __all__ = ["DEFAULT_TEMPLATE", "LocalStack", "Options", "scheduled_event", "sqs_record"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+#: The logical ids the stack gives the queues it makes itself (not in the template): the
+#: `events` queue a rule on the bus fills, and the one the webhook is sent from.
+EVENTS_QUEUE = "LocalEventsQueue"
+WEBHOOK_QUEUE = "LocalWebhookQueue"
 #: Names of the queues in `/_local/endpoints`, by the logical id they are found under.
 QUEUE_ROLES = {
     "games": "GamesQueue",
@@ -54,6 +64,8 @@ QUEUE_ROLES = {
     "podiums_dlq": "PodiumDeadLetterQueue",
     "moderation_jobs": "ModerationJobsQueue",
     "moderation_jobs_dlq": "ModerationJobsDeadLetterQueue",
+    "events": EVENTS_QUEUE,
+    "events_dlq": "EventsDeadLetterQueue",
 }
 
 
@@ -81,6 +93,8 @@ class Options:
     #: The ladders file the functions read (RATINGS_LADDERS_FILE); None: the environment's
     #: RATINGS_LADDERS_FILE if set, else the layer's own ladders.json.
     ladders_file: Path | None = None
+    #: Where every event on the bus is also POSTed as JSON (None: only the `events` queue).
+    webhook_url: str | None = None
 
 
 class LocalStack:
@@ -95,6 +109,8 @@ class LocalStack:
         self.dynamodb_endpoint_url: str | None = None
         self.functions: dict[str, LocalFunction] = {}
         self.pollers: list[SqsPoller] = []
+        self.stream_pollers: list[StreamPoller] = []
+        self.webhook: WebhookDelivery | None = None
         self.schedules: list[ScheduledRuns] = []
         self.resources: CreatedResources | None = None
         self._api: LocalApiServer | None = None
@@ -129,6 +145,7 @@ class LocalStack:
         wiring.reset()  # clients built before (for another endpoint) must not be reused
         self.resources = create_resources(self.spec, endpoint, table_endpoint, region)
         self._sqs = boto3.client("sqs", endpoint_url=endpoint, region_name=region)
+        self._subscribe(endpoint)
         shared = dict(os.environ)
         for logical_id, function in self.spec.functions.items():
             variables = resolve(
@@ -164,12 +181,12 @@ class LocalStack:
             self._spawn("api", self._api.serve_forever, 0.05)
 
     def _warm(self) -> None:
-        """One environment of each function with an Api or SQS event, started side by side
-        (scheduled functions start theirs when they first run)."""
+        """One environment of each function with an Api, SQS or stream event, started side by
+        side (scheduled functions start theirs when they first run)."""
         warming = [
             threading.Thread(target=function.warm, name=f"warm-{function.logical_id}")
             for function in self.functions.values()
-            if {"Api", "SQS"} & set(function.spec.triggers())
+            if {"Api", "SQS", "DynamoDB"} & set(function.spec.triggers())
         ]
         for thread in warming:
             thread.start()
@@ -290,12 +307,43 @@ class LocalStack:
 
         return openapi.document(server_url=self.api_url)
 
-    # Queue consumers ---------------------------------------------------------------------
+    # The bus's local subscribers ---------------------------------------------------------
+
+    def _subscribe(self, endpoint: str) -> None:
+        """The `events` queue, and the webhook's, each filled by a rule on the template's bus."""
+        assert self.resources is not None
+        if not self.resources.bus_names:
+            return
+        bus = next(iter(self.resources.bus_names.values()))
+        events = boto3.client("events", endpoint_url=endpoint, region_name=self.options.region)
+        subscriptions = {EVENTS_QUEUE: "events"}
+        if self.options.webhook_url:
+            subscriptions[WEBHOOK_QUEUE] = "webhook"
+        for logical_id, role in subscriptions.items():
+            # The webhook's queue hides a message it could not deliver for a second.
+            attributes = {"VisibilityTimeout": "1"} if role == "webhook" else {}
+            url = subscribe_queue(events, self._sqs, bus, f"ratings-local-{role}", attributes)
+            self.resources.queue_urls[logical_id] = url
+            self.resources.queue_arns[logical_id] = self._sqs.get_queue_attributes(
+                QueueUrl=url, AttributeNames=["QueueArn"]
+            )["Attributes"]["QueueArn"]
+        if self.options.webhook_url:
+            self.webhook = WebhookDelivery(
+                self._sqs,
+                self.resources.queue_urls[WEBHOOK_QUEUE],
+                self.options.webhook_url,
+                self._stopping,
+            )
+            self._spawn("webhook", self.webhook.run)
+
+    # Queue and stream consumers ----------------------------------------------------------
 
     def _start_consumers(self) -> None:
         assert self.resources is not None
         for function in self.functions.values():
             for event in function.spec.events:
+                if event.kind == "DynamoDB":
+                    self._start_stream_poller(function, event.properties)
                 if event.kind != "SQS":
                     continue
                 queue_arn = resolve(
@@ -312,6 +360,33 @@ class LocalStack:
                 )
                 self.pollers.append(poller)
                 self._spawn(f"poll-{function.logical_id}", poller.run)
+
+    def _start_stream_poller(self, function: LocalFunction, properties: Mapping[str, Any]) -> None:
+        """Read the stream of a DynamoDB event where the table runs, for `function`."""
+        assert self.resources is not None
+        resolved = resolve(dict(properties), self.resources.resolver, self.spec.parameters)
+        destination = (resolved.get("DestinationConfig") or {}).get("OnFailure") or {}
+        on_failure = self._queue_url_of(destination.get("Destination"))
+        region = self.options.region
+        function_arn = f"arn:aws:lambda:{region}:{ACCOUNT_ID}:function:{function.logical_id}"
+        mapping = StreamMapping.of(function, resolved, resolved["Stream"], on_failure, function_arn)
+        streams = boto3.client(
+            "dynamodbstreams", endpoint_url=self.dynamodb_endpoint_url, region_name=region
+        )
+        poller = StreamPoller(mapping, streams, self._sqs, region, self._stopping)
+        self.stream_pollers.append(poller)
+        self._spawn(f"stream-{function.logical_id}", poller.run)
+
+    def _queue_url_of(self, arn: str | None) -> str | None:
+        assert self.resources is not None
+        return next(
+            (
+                self.resources.queue_urls[logical_id]
+                for logical_id, queue_arn in self.resources.queue_arns.items()
+                if queue_arn == arn
+            ),
+            None,
+        )
 
     # Schedules ---------------------------------------------------------------------------
 

@@ -48,7 +48,7 @@ def load_template(path: Path) -> dict[str, Any]:
 @dataclass(frozen=True)
 class FunctionEvent:
     name: str
-    kind: str  # "Api" | "SQS" | "Schedule"
+    kind: str  # "Api" | "SQS" | "Schedule" | "DynamoDB"
     properties: Mapping[str, Any]
 
 
@@ -89,6 +89,14 @@ class TableSpec:
 
 
 @dataclass(frozen=True)
+class BusSpec:
+    """An EventBridge bus of the template (AWS::Events::EventBus)."""
+
+    logical_id: str
+    properties: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class StackSpec:
     """What the local stack needs to know of the template."""
 
@@ -99,6 +107,8 @@ class StackSpec:
     globals: Mapping[str, Any] = field(default_factory=dict)
     #: The GatewayResponses of the template's API (API Gateway's own answers), by type.
     gateway_responses: Mapping[str, Any] = field(default_factory=dict)
+    #: The template's event buses, by logical id.
+    buses: Mapping[str, BusSpec] = field(default_factory=dict)
 
 
 def read_stack(path: Path) -> StackSpec:
@@ -112,6 +122,7 @@ def read_stack(path: Path) -> StackSpec:
     tables: dict[str, TableSpec] = {}
     queues: dict[str, QueueSpec] = {}
     gateway_responses: dict[str, Any] = {}
+    buses: dict[str, BusSpec] = {}
     for logical_id, resource in resources.items():
         kind = resource.get("Type")
         properties = resource.get("Properties", {})
@@ -145,7 +156,11 @@ def read_stack(path: Path) -> StackSpec:
             tables[logical_id] = TableSpec(logical_id, properties)
         elif kind == "AWS::SQS::Queue":
             queues[logical_id] = QueueSpec(logical_id, properties)
-    return StackSpec(parameters, functions, tables, queues, function_globals, gateway_responses)
+        elif kind == "AWS::Events::EventBus":
+            buses[logical_id] = BusSpec(logical_id, properties)
+    return StackSpec(
+        parameters, functions, tables, queues, function_globals, gateway_responses, buses
+    )
 
 
 def _no_resource(name: str, attribute: str | None) -> str:

@@ -35,10 +35,12 @@ def test_endpoints_say_what_runs_where(stack: LocalStack, client: Client) -> Non
         "podiums_dlq",
         "moderation_jobs",
         "moderation_jobs_dlq",
+        "events",
+        "events_dlq",
     }
     assert all(url.startswith("http") for url in endpoints["queues"].values())
     triggers = {trigger for kinds in endpoints["functions"].values() for trigger in kinds}
-    assert triggers == {"Api", "SQS", "Schedule"}
+    assert triggers == {"Api", "SQS", "Schedule", "DynamoDB"}
 
 
 def test_a_game_rated_over_http(client: Client) -> None:
@@ -194,6 +196,10 @@ def test_endpoints_and_the_banner_say_which_engine_runs_the_table(
         assert [line.split() for line in lines if line.endswith(url)] == [["Queue", role, url]]
     assert parse_args(["--dynamodb-local"]).dynamodb_local
     assert not parse_args([]).dynamodb_local
+    assert parse_args(["--webhook", "http://127.0.0.1:9/hook"]).webhook_url == (
+        "http://127.0.0.1:9/hook"
+    )
+    assert parse_args([]).webhook_url is None
 
 
 def test_the_table_is_the_templates_on_its_engine_and_only_there(stack: LocalStack) -> None:

@@ -36,6 +36,12 @@ BACKEND_TESTS = textwrap.dedent(
         assert ratings_stack.get("/v1/ladders/backgammon/players/ann")["rating"] == 1516
 
 
+    def test_the_backend_hears_of_the_rated_game(ratings_stack, wait_for_event):
+        rated = wait_for_event("game.rated", lambda detail: detail["game"]["game_id"] == "b-1")
+        assert rated["sequences"] == {"ann": 1, "ben": 1}
+        assert rated["game"] == ratings_stack.get("/v1/ladders/backgammon/games/b-1")
+
+
     def test_the_same_stack_serves_the_session_and_a_podium_is_awarded(ratings_stack):
         sqs = boto3.client(
             "sqs",
@@ -65,7 +71,7 @@ def test_a_backend_suite_gets_the_stack_from_the_fixture(pytester: pytest.Pytest
         "-p", "ratings_local.pytest_plugin", "--ratings-api-key", "secret", "-q"
     )
 
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=3)
 
 
 ON_DYNAMODB_LOCAL = textwrap.dedent(
@@ -102,6 +108,11 @@ ON_DYNAMODB_LOCAL = textwrap.dedent(
         queue = ratings_stack.queues["games"]
         arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])
         assert arn["Attributes"]["QueueArn"].endswith(":ratings-local-GamesQueue")
+
+
+    def test_its_stream_publishes_the_game(wait_for_event):
+        rated = wait_for_event("game.rated", lambda detail: detail["game"]["game_id"] == "d-1")
+        assert rated["ladder"] == "backgammon"
     """
 )
 
@@ -113,7 +124,7 @@ def test_a_backend_suite_can_have_the_table_on_dynamodb_local(pytester: pytest.P
         "-p", "ratings_local.pytest_plugin", "--ratings-dynamodb-local", "-q"
     )
 
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=2)
 
 
 WITH_BOTH_CREDENTIALS = textwrap.dedent(
