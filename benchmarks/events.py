@@ -167,12 +167,114 @@ def measure_sizes() -> list[GameFigures]:
         return [measure_game(endpoint, *size) for size in SIZES]
 
 
+@dataclass(frozen=True)
+class Delays:
+    engine: str
+    #: Seconds from each game's answer to its event in the events queue.
+    delays: list[float]
+    #: Seconds of each PublishEvents invocation (from the call to its answer).
+    invocations: list[float]
+
+
+def measure_delays(engine: str, games: int) -> Delays:
+    """Games sent one after another to a local stack on `engine`; each one's delay."""
+    import time
+    import urllib.request
+
+    import boto3
+
+    from ratings_local.pytest_plugin import running_stack
+
+    delays: list[float] = []
+    invocations: list[float] = []
+    with running_stack(dynamodb_local=engine == "dynamodb_local") as stack:
+        function = stack.functions["PublishEventsFunction"]
+        invoke = function.invoke
+
+        def timed(event: dict[str, Any]) -> Any:
+            started = time.perf_counter()
+            try:
+                return invoke(event)
+            finally:
+                invocations.append(time.perf_counter() - started)
+
+        function.invoke = timed  # type: ignore[method-assign]
+        endpoints = stack.endpoints()
+        sqs = boto3.client(
+            "sqs", endpoint_url=endpoints["aws_endpoint_url"], region_name=endpoints["region"]
+        )
+        queue = endpoints["queues"]["events"]
+        url = f"{stack.api_url}/v1/ladders/classic/games"
+        for number in range(games):
+            game = {
+                "game_id": f"delay-{number}",
+                "players": [{"id": f"a-{number % 7}"}, {"id": f"b-{number % 5}"}],
+                "winner": f"a-{number % 7}",
+            }
+            request = urllib.request.Request(
+                url, json.dumps(game).encode(), {"content-type": "application/json"}
+            )
+            with urllib.request.urlopen(request) as answer:
+                answer.read()
+            answered = time.perf_counter()
+            delays.append(_arrival(sqs, queue, game["game_id"]) - answered)
+    return Delays(engine, delays, invocations)
+
+
+def _arrival(sqs: Any, queue: str, game_id: str, timeout: float = 30.0) -> float:
+    """When the game's game.rated event is read from the events queue (short polls)."""
+    import time
+
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10).get("Messages", [])
+        now = time.perf_counter()
+        for message in messages:
+            sqs.delete_message(QueueUrl=queue, ReceiptHandle=message["ReceiptHandle"])
+            detail = json.loads(message["Body"])["detail"]
+            if detail["type"] == "game.rated" and detail["game"]["game_id"] == game_id:
+                return now
+        if not messages:
+            time.sleep(0.005)
+    raise AssertionError(f"no game.rated for {game_id} within {timeout:g} s")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
+def report_delays(measured: Delays) -> str:
+    ms = [delay * 1000 for delay in measured.delays]
+    runs = [seconds * 1000 for seconds in measured.invocations]
+    return "\n".join(
+        [
+            f"Commit to the events queue on the local stack ({measured.engine}), "
+            f"{len(ms)} games one after another:",
+            "",
+            "| p50 | p99 | max | PublishEvents invocations | their mean | their p99 |",
+            "|---|---|---|---|---|---|",
+            f"| {percentile(ms, 0.5):.0f} ms | {percentile(ms, 0.99):.0f} ms | {max(ms):.0f} ms | "
+            f"{len(runs)} | {sum(runs) / len(runs):.0f} ms | {percentile(runs, 0.99):.0f} ms |",
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--billed-ms", type=float, default=None)
-    parser.parse_args(argv)
-    measured = measure_sizes()
-    print(report_sizes(measured, 100.0, "Lambda's smallest billed duration rounded up to 100 ms"))
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--delay", action="store_true", help="also measure the local stack")
+    parser.add_argument("--engine", choices=["moto", "dynamodb_local"], default="dynamodb_local")
+    args = parser.parse_args(argv)
+    billed_ms, source = 100.0, "an assumed 100 ms: run with --delay to measure it"
+    if args.delay:
+        delays = measure_delays(args.engine, args.games)
+        print(report_delays(delays))
+        print()
+        runs = delays.invocations
+        billed_ms = 1000 * sum(runs) / len(runs)
+        source = f"the mean PublishEvents invocation measured above, {args.engine}"
+    print(report_sizes(measure_sizes(), billed_ms, source))
     return 0
 
 
