@@ -143,7 +143,7 @@ class Stack:
 
     def published(self) -> list[dict[str, Any]]:
         """The `detail` of every event that reached the bus's rule's queue so far."""
-        details = []
+        details: list[dict[str, Any]] = []
         while True:
             received = self.sqs.receive_message(QueueUrl=self.observed_url, MaxNumberOfMessages=10)
             messages = received.get("Messages", [])
@@ -196,7 +196,10 @@ def stack(
         assert properties["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
         stream_arn = dynamodb.update_table(
             TableName=table,
-            StreamSpecification={"StreamEnabled": True, **properties["StreamSpecification"]},
+            StreamSpecification={
+                "StreamEnabled": True,
+                "StreamViewType": properties["StreamSpecification"]["StreamViewType"],
+            },
         )["TableDescription"]["LatestStreamArn"]
         streams = boto3.client(
             "dynamodbstreams",
