@@ -1,4 +1,4 @@
-"""`ratings export | replay | calibrate | simulate`: see `ratings COMMAND --help`.
+"""`ratings export | replay | calibrate | simulate | republish`: see `ratings COMMAND --help`.
 
 The command line: its arguments and help texts, and the exit statuses. What each command
 does once its arguments are parsed lives in `ratings_cli.commands`.
@@ -11,10 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from ratings_cli import progress
-from ratings_cli.commands import run_calibrate, run_export, run_replay, run_simulate
+from ratings_cli.commands import (
+    run_calibrate,
+    run_export,
+    run_replay,
+    run_republish,
+    run_simulate,
+)
 from ratings_cli.records import InputError
 
-#: Exit statuses: 0 done, 1 the table could not be read, 2 bad input or flags.
+#: Exit statuses: 0 done, 1 the table could not be read (republish: a message kept), 2 bad
+#: input or flags.
 EXIT_INPUT = 2
 
 
@@ -36,7 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Show the math: export a ladder's games, replay them under other rules, "
             "calibrate the expected-score curve, simulate games. Files are JSON Lines of "
-            "stored game results, as GET /v1/ladders/{ladder}/games/{game_id} returns them."
+            "stored game results, as GET /v1/ladders/{ladder}/games/{game_id} returns them. "
+            "And for the operator: publish again the events of the events DLQ (republish)."
         ),
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -44,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     _replay_parser(commands)
     _calibrate_parser(commands)
     _simulate_parser(commands)
+    _republish_parser(commands)
     return parser
 
 
@@ -264,6 +273,51 @@ def _simulate_parser(commands: Any) -> None:
 
 def _float_option(command: argparse.ArgumentParser, flag: str, default: float, help: str) -> None:
     command.add_argument(flag, type=float, default=default, help=f"{help} (default {default:g})")
+
+
+# republish ----------------------------------------------------------------------------------
+
+
+def _republish_parser(commands: Any) -> None:
+    command = commands.add_parser(
+        "republish",
+        help="publish again the events of the stream batches in the events DLQ",
+        description=(
+            "For each message of the events DLQ (Lambda's on-failure record of a batch of the "
+            "table's stream): read that range of records from the stream, invoke the "
+            "PublishEvents function with those the event source mapping lets through, as "
+            "Lambda passes them, at most 100 an invocation, and delete the message once "
+            "every record is done. A message whose records the stream no longer has (past "
+            "24 hours) is reported as expired and kept. Prints a line a message. Exit "
+            'status 1 when any message is kept (docs/reliability.md, "Events").'
+        ),
+    )
+    command.add_argument(
+        "--dlq-url", required=True, help="the events DLQ (stack output EventsDeadLetterQueueUrl)"
+    )
+    command.add_argument(
+        "--function",
+        required=True,
+        help="the PublishEvents function's name or ARN (the stack's PublishEventsFunction)",
+    )
+    command.add_argument("--region", help="AWS region (default: $AWS_REGION or us-east-1)")
+    command.add_argument(
+        "--endpoint-url", help="one endpoint for SQS, DynamoDB Streams and Lambda (a local stack)"
+    )
+    command.add_argument(
+        "--drop-expired",
+        action="store_true",
+        help="delete the messages whose records the stream no longer has",
+    )
+    command.add_argument(
+        "--wait-seconds",
+        type=int,
+        choices=range(21),
+        metavar="0-20",
+        default=1,
+        help="long poll of the DLQ before it counts as empty (default 1)",
+    )
+    command.set_defaults(run=run_republish)
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ import sys
 from argparse import Namespace
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from ratings.config import Config
 from ratings.declare.answers import json_of
 from ratings.rules import Ruleset
 from ratings_cli import progress
@@ -46,6 +47,42 @@ def run_export(args: Namespace) -> int:
     where = args.output or "standard output"
     print(f"exported {count} games of ladder {args.ladder} to {where}", file=sys.stderr)
     return 0
+
+
+def run_republish(args: Namespace) -> int:
+    """The events DLQ's ranges published again; 1 when any message is kept."""
+    import boto3  # boto3 only when needed
+    from botocore.config import Config as ClientConfig
+
+    from ratings_cli import republish
+
+    region = args.region or Config.from_env().region
+    session = boto3.session.Session(region_name=region)
+    retries: Any = {"mode": "standard", "total_max_attempts": 3}
+    sqs = session.client("sqs", endpoint_url=args.endpoint_url)
+    # Calls naming a StreamArn would go to an endpoint of the account, which the local
+    # engines do not answer; the regional endpoint is DynamoDB Streams' own on AWS too.
+    streams = session.client(
+        "dynamodbstreams",
+        endpoint_url=args.endpoint_url,
+        config=ClientConfig(account_id_endpoint_mode="disabled", retries=retries),
+    )
+    # The function's timeout is 30 s: the answer may take that long.
+    functions = session.client(
+        "lambda",
+        endpoint_url=args.endpoint_url,
+        config=ClientConfig(read_timeout=70, retries=retries),
+    )
+    totals = republish.republish(
+        args.dlq_url,
+        sqs=sqs,
+        streams=streams,
+        invoke=republish.lambda_invoker(functions, args.function),
+        drop_expired=args.drop_expired,
+        wait_seconds=args.wait_seconds,
+        out=sys.stdout,
+    )
+    return 1 if totals.kept else 0
 
 
 def ruleset_from(args: Namespace) -> tuple[str, Ruleset]:
