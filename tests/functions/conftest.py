@@ -45,6 +45,7 @@ def functions() -> Iterator[dict[str, ModuleType]]:
             "refresh_standings",
             "moderation",
             "moderation_worker",
+            "publish_events",
         )
         yield {name: load_function(name) for name in names}
 
@@ -59,6 +60,12 @@ def _test_sqs_client() -> "SQSClient":
     """The tests' own SQS client, made once per process (making one is the slow part of a
     setup); moto answers it in whichever test's mock is active."""
     return boto3.client("sqs", region_name=REGION)
+
+
+@cache
+def _test_events_client() -> Any:
+    """The tests' own EventBridge client, made once per process like the SQS one."""
+    return boto3.client("events", region_name=REGION)
 
 
 @pytest.fixture(params=ENGINES)
@@ -83,6 +90,7 @@ def stack(
         "AWS_ENDPOINT_URL",
         "AWS_ENDPOINT_URL_DYNAMODB",
         "AWS_ENDPOINT_URL_SQS",
+        "AWS_ENDPOINT_URL_EVENTBRIDGE",
         "POWERTOOLS_METRICS_DISABLED",
         "POWERTOOLS_DEV",
     ):
@@ -111,6 +119,9 @@ def stack(
         podiums = queue("podiums", visibility=720, dead_letters=podium_dlq)
         jobs_dlq = queue("jobs-dlq")
         jobs = queue("jobs", visibility=390, dead_letters=jobs_dlq)
+        # The stack's bus (template.yaml's EventBus): PutEvents to a bus that is not is refused.
+        bus = f"ratings-events-{suffix}"
+        _test_events_client().create_event_bus(Name=bus)
         stack = Stack(
             table=f"ratings-{suffix}",
             sqs=sqs,
@@ -122,6 +133,7 @@ def stack(
             jobs_url=jobs,
             jobs_arn=arn(jobs),
             jobs_dlq_url=jobs_dlq,
+            bus=bus,
         )
         env = {
             "RATINGS_TABLE": stack.table,
@@ -135,6 +147,7 @@ def stack(
             "RATINGS_DRAIN_SECONDS": "60",
             "RATINGS_MODERATION_JOBS_QUEUE_URL": jobs,
             "RATINGS_MODERATION_JOBS_DLQ_URL": jobs_dlq,
+            "RATINGS_EVENT_BUS_NAME": bus,
             **POWERTOOLS_ENV,
         }
         for name, value in env.items():
@@ -199,3 +212,4 @@ moderation_worker = _handler("moderation_worker")
 games_queue = _handler("games_queue")
 award_podiums = _handler("award_podiums")
 refresh_standings = _handler("refresh_standings")
+publish_events = _handler("publish_events")

@@ -24,11 +24,13 @@ from support.call_scenarios import (
     GAMES_QUEUE,
     MODERATION,
     PODIUMS,
+    PUBLISH,
     REFRESH,
     SCENARIOS,
     TABLE,
     WORKER,
     Driven,
+    events,
     reads,
     sanctions,
 )
@@ -69,6 +71,7 @@ def driven(
         handler("award_podiums", PODIUMS),
         handler("refresh_standings", REFRESH),
         handler("moderation_worker", WORKER),
+        handler("publish_events", PUBLISH),
     )
 
 
@@ -83,6 +86,7 @@ def resources(stack: Stack) -> Resources:
         stack.podium_dlq_url: "PodiumDeadLetterQueue",
         stack.jobs_url: "ModerationJobsQueue",
         stack.jobs_dlq_url: "ModerationJobsDeadLetterQueue",
+        stack.bus: "EventBus",
     }
     return Resources(transformed_template(), names)
 
@@ -145,3 +149,30 @@ def test_a_permission_taken_from_a_role_is_reported_denied(
     assert [line for line in denied if not line.startswith(prefixes)] == []
     (refused_put, *_) = [line for line in denied if line.startswith(prefixes[2])]
     assert refused_put.endswith("fails)")
+
+
+@ON_MOTO
+def test_a_permission_taken_from_the_events_role_is_reported_denied(
+    driven: Driven, recorder: CallRecorder, resources: Resources
+) -> None:
+    """PublishEventsRole without events:PutEvents, and with its reads no longer allowed on a
+    season's partition (S#): the bus's puts and the season's read are reported, nothing else."""
+    events(driven)
+    changed = copy.deepcopy(transformed_template())
+    (policy,) = changed["Resources"]["PublishEventsRole"]["Properties"]["Policies"]
+    statements = policy["PolicyDocument"]["Statement"]
+    statements[:] = [s for s in statements if s["Action"] != "events:PutEvents"]
+    (reads_statement,) = [s for s in statements if "Condition" in s]
+    reads_statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"].remove("S#*")
+
+    denied = denied_calls(changed, recorder.calls, resources)
+
+    bus = arn("EventBus")
+    prefixes = (
+        f"{PUBLISH}: events:PutEvents on {bus} implicitly denied (no statement allows it)",
+        f"{PUBLISH}: dynamodb:GetItem on {arn(TABLE)}, dynamodb:LeadingKeys ['S#",
+    )
+    for prefix in prefixes:
+        assert [line for line in denied if line.startswith(prefix)], (prefix, denied)
+    assert [line for line in denied if not line.startswith(prefixes)] == []
+    assert denied_calls(transformed_template(), recorder.calls, resources) == []

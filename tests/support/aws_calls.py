@@ -120,7 +120,7 @@ class Resources:
 
     def arn(self, name: str) -> str:
         if name not in self.by_name:
-            raise UnknownRequest(f"{name!r} is no table or queue of the template")
+            raise UnknownRequest(f"{name!r} is no table, queue or bus of the template")
         return arn_of(self.template, self.by_name[name])
 
     def partition_key(self, name: str, index: str | None) -> str:
@@ -171,6 +171,13 @@ def authorizations(call: Call, resources: Resources) -> list[Request]:
             raise UnknownRequest(f"sqs {call.operation} names no queue")
         action = "sqs:" + _SQS_BATCHES.get(call.operation, call.operation)
         return [Request(action, resources.arn(call.params["QueueUrl"]))]
+    if call.service == "events" and call.operation == "PutEvents":
+        # Authorized on each entry's bus (an entry naming none goes to the account's
+        # default bus, no resource of the template).
+        buses = dict.fromkeys(
+            entry.get("EventBusName", "default") for entry in call.params["Entries"]
+        )
+        return [Request("events:PutEvents", resources.arn(bus)) for bus in buses]
     raise UnknownRequest(f"{call.service} {call.operation}: no service this test evaluates")
 
 

@@ -10,13 +10,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import boto3
 import pytest
 
 from ratings import wiring
 from ratings.rules.seasons import ALL_TIME
+from ratings.service.events import GAME_RATED, TYPES
 from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import RetryPolicy
 from ratings.storage.dynamodb.layout import RatingsItem, StandingItem, standing_sort_key
+from ratings.storage.dynamodb.stream import envelopes_of
 from support.aws_calls import RecordedFunction
 from support.faults import mentions
 from support.games import game, parse_ts, recent_game, recent_podium
@@ -24,6 +27,14 @@ from support.handlers import Api, LambdaContext, Stack
 from support.lambda_events import scheduled_event, sqs_event
 from support.queues import drain_bodies
 from support.sanctions import sanction
+from support.streams import (
+    batches,
+    enable_stream,
+    let_through,
+    stream_event,
+    stream_records,
+    streams_client,
+)
 
 GAMES = "/v1/ladders/backgammon/games"
 SANCTIONS = "/v1/ladders/backgammon/sanctions"
@@ -44,6 +55,7 @@ class Driven:
     award_podiums: RecordedFunction
     refresh_standings: RecordedFunction
     moderation_worker: RecordedFunction
+    publish_events: RecordedFunction
 
     def work_jobs(self, remaining_millis: int = 60_000, shrinking: bool = False) -> int:
         """Deliver every queued job message to the worker (continuations too) until none is
@@ -312,11 +324,58 @@ def poison(driven: Driven) -> None:
         assert driven.moderation_worker.lambda_handler(event, context) == {"batchItemFailures": []}
 
 
+def events(driven: Driven) -> None:
+    """Changes of every kind an event reports, stored by the other functions with the table's
+    stream on (template.yaml's): a game (retried and refused too), a podium, a sanction with
+    its refunds and its lift, a season begun and its standings' first refresh, an erasure.
+    Lambda's mapping then hands PublishEvents the records its filter lets through, in its
+    batches: the function reads what the events need (the lifted sanction, the season) and
+    puts them on the bus, every record done."""
+    api, moderation, stack = driven.api, driven.moderation, driven.stack
+    tables = boto3.client("dynamodb", region_name="us-east-1")
+    stream = enable_stream(tables, stack.table)
+    assert api("POST", GAMES, body=recent_game("g-v1", "alice", "bob")).status == 201
+    assert api("POST", GAMES, body=recent_game("g-v1", "alice", "bob")).status == 200
+    assert api("POST", GAMES, body=recent_game("g-v1", "alice", "bob", winner="bob")).status == 409
+    podium = json.dumps(recent_podium("t-v1", "alice", "bob", "carol"))
+    stack.sqs.send_message(QueueUrl=stack.podium_url, MessageBody=podium)
+    context = LambdaContext(function_name="award-podiums", remaining_millis=120_000)
+    assert driven.award_podiums.lambda_handler(scheduled_event(), context)["awarded"] == 1
+    assert api("POST", GAMES, body=recent_game("g-v2", "mallory", "vic")).status == 201
+    assert moderation("POST", SANCTIONS, body=sanction("s-v")).status == 202
+    assert driven.work_jobs() == 1
+    assert moderation("DELETE", SANCTIONS + "/s-v").status == 200
+    started = moderation("POST", SEASONS, body={"season_id": "events-season"})
+    assert started.status == 201
+    wait = parse_ts(started.body["starts_at"]) - datetime.now(UTC)
+    time.sleep(max(wait.total_seconds(), 0) + 0.05)  # it begins a moment after the request
+    assert api("POST", GAMES, body=game("g-v3", "carol", "dave")).status == 201
+    context = LambdaContext(function_name="refresh-standings", remaining_millis=900_000)
+    assert driven.refresh_standings.lambda_handler(scheduled_event(), context)
+    assert moderation("POST", ERASURE.format("dave")).status == 202
+    assert driven.work_jobs() >= 1
+    assert moderation("GET", ERASURE.format("dave")).body["status"] == "done"
+
+    records = let_through(stream_records(streams_client(None), stream))
+    made = [
+        envelope
+        for record in records
+        for envelope in envelopes_of(record, driven.publish_events.LOOKUPS)
+    ]  # outside the handler: not recorded
+    assert {envelope.type for envelope in made} == set(TYPES)
+    assert [e.fields["game"]["game_id"] for e in made if e.type == GAME_RATED].count("g-v1") == 1
+    for batch in batches(records):
+        context = LambdaContext(function_name="publish-events", remaining_millis=30_000)
+        answer = driven.publish_events.lambda_handler(stream_event(batch), context)
+        assert answer == {"batchItemFailures": []}
+
+
 API, GAMES_QUEUE, PODIUMS = "ApiFunction", "GamesQueueFunction", "AwardPodiumsFunction"
-REFRESH, MODERATION, WORKER = (
+REFRESH, MODERATION, WORKER, PUBLISH = (
     "RefreshStandingsFunction",
     "ModerationFunction",
     "ModerationWorkerFunction",
+    "PublishEventsFunction",
 )
 TABLE = "RatingsTable"
 #: Each scenario; the functions it drives; requests it must make, (function, action, resource:
@@ -394,4 +453,16 @@ SCENARIOS: dict[str, tuple[Callable[[Driven], None], set[str], set[tuple[str, st
         },
     ),
     "poison": (poison, {WORKER}, {(WORKER, "sqs:SendMessage", "ModerationJobsDeadLetterQueue")}),
+    "events": (
+        events,
+        {API, PODIUMS, MODERATION, WORKER, REFRESH, PUBLISH},
+        {
+            (PUBLISH, "events:PutEvents", "EventBus"),
+            # The lifted sanction's player: its record and its lift, then its decisions.
+            (PUBLISH, "dynamodb:BatchGetItem", TABLE),
+            (PUBLISH, "dynamodb:Query", TABLE),
+            # The season begun, as its route answers it (the standings' first refresh).
+            (PUBLISH, "dynamodb:GetItem", TABLE),
+        },
+    ),
 }

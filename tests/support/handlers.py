@@ -50,6 +50,8 @@ class Stack:
     jobs_url: str
     jobs_arn: str
     jobs_dlq_url: str
+    #: The stack's event bus (its name).
+    bus: str = ""
 
     def dynamo_faults(self) -> DynamoFaults:
         """Faults on the DynamoDB client of the service the handlers use."""

@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from support.iam import UnsupportedPolicy
-from support.template import ref, resources_of
+from support.template import choose, ref, resources_of
 
 PARTITION = "aws"
 REGION = "us-east-1"
@@ -24,6 +24,8 @@ PSEUDO = {
     "AWS::URLSuffix": "amazonaws.com",
     "AWS::StackName": STACK_NAME,
 }
+#: The label of the table's stream (its ARN's last part: when the stream was enabled).
+STREAM_LABEL = "2026-01-01T00:00:00.000"
 _AWS_MANAGED = f"arn:{PARTITION}:iam::aws:policy/"
 _SUB_NAME = re.compile(r"\$\{([^}!][^}]*)\}")
 
@@ -52,7 +54,23 @@ def arn_of(template: dict[str, Any], logical_id: str) -> str:
         return f"arn:{PARTITION}:logs:{REGION}:{ACCOUNT}:log-group:{name}:*"
     if kind == "AWS::IAM::Role":
         return f"arn:{PARTITION}:iam::{ACCOUNT}:role/{logical_id}"
+    if kind == "AWS::Events::EventBus":
+        name = _ref(template, logical_id)
+        return f"arn:{PARTITION}:events:{REGION}:{ACCOUNT}:event-bus/{name}"
     raise UnsupportedPolicy(f"the Arn of {logical_id} ({kind})")
+
+
+def stream_arn_of(template: dict[str, Any], logical_id: str) -> str:
+    """What `Fn::GetAtt <logical_id>.StreamArn` answers: the table's stream, which exists only
+    when the table declares one."""
+    resource = template["Resources"][logical_id]
+    if resource["Type"] != "AWS::DynamoDB::Table":
+        raise UnsupportedPolicy(f"Fn::GetAtt {logical_id}.StreamArn of no table")
+    # Decided for the parameters' defaults, like every Ref here.
+    stream = choose(template, resource["Properties"].get("StreamSpecification"), {})
+    if stream in (None, {"Ref": "AWS::NoValue"}):
+        raise UnsupportedPolicy(f"Fn::GetAtt {logical_id}.StreamArn: the table has no stream")
+    return f"{arn_of(template, logical_id)}/stream/{STREAM_LABEL}"
 
 
 def resolve(template: dict[str, Any], value: Any) -> Any:
@@ -138,6 +156,8 @@ def _ref(template: dict[str, Any], name: str) -> str:
         return f"arn:{PARTITION}:iam::{ACCOUNT}:policy/{name}"
     if kind in ("AWS::DynamoDB::Table", "AWS::Logs::LogGroup"):
         return name
+    if kind == "AWS::Events::EventBus":
+        return str(resolve(template, template["Resources"][name]["Properties"]["Name"]))
     raise UnsupportedPolicy(f"Ref of {name} ({kind})")
 
 
@@ -146,6 +166,8 @@ def _attribute(template: dict[str, Any], logical_id: str, attribute: str) -> str
         return arn_of(template, logical_id)
     if attribute == "QueueName" and template["Resources"][logical_id]["Type"] == "AWS::SQS::Queue":
         return logical_id
+    if attribute == "StreamArn":
+        return stream_arn_of(template, logical_id)
     raise UnsupportedPolicy(f"Fn::GetAtt {logical_id}.{attribute}")
 
 

@@ -3,6 +3,7 @@ policies; the roles it reads from the transformed template (support.roles); and 
 own evaluator is not the one used (docs/security.md, "How the suite proves every call
 allowed"). The requests themselves are in tests/functions/test_iam_calls.py."""
 
+import copy
 import json
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from moto.iam.access_control import IAMPolicy, PermissionResult
 from support.aws_calls import Call, Resources, UnknownRequest, authorizations
 from support.iam import Decision, Request, UnsupportedPolicy, evaluate
-from support.roles import ACCOUNT, REGION, function_statements, resolve
+from support.roles import ACCOUNT, REGION, STREAM_LABEL, function_statements, resolve
 from support.template import resources_of
 
 TABLE = f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/RatingsTable"
@@ -192,13 +193,28 @@ def test_an_intrinsic_function_not_resolved_fails_closed(transformed: dict[str, 
     with pytest.raises(UnsupportedPolicy):
         resolve(transformed, {"Fn::If": ["HasAlarmTopic", "a", "b"]})
     with pytest.raises(UnsupportedPolicy):
-        resolve(transformed, {"Fn::GetAtt": ["RatingsTable", "StreamArn"]})
+        resolve(transformed, {"Fn::GetAtt": ["RatingsApi", "RootResourceId"]})
+    without_stream = copy.deepcopy(transformed)
+    del without_stream["Resources"]["RatingsTable"]["Properties"]["StreamSpecification"]
+    with pytest.raises(UnsupportedPolicy):
+        resolve(without_stream, {"Fn::GetAtt": ["RatingsTable", "StreamArn"]})
+
+
+def test_the_stream_and_the_bus_resolve_to_their_arns(transformed: dict[str, Any]) -> None:
+    stream = resolve(transformed, {"Fn::GetAtt": ["RatingsTable", "StreamArn"]})
+    bus = resolve(transformed, {"Fn::GetAtt": ["EventBus", "Arn"]})
+
+    assert stream == f"{TABLE}/stream/{STREAM_LABEL}"
+    assert resolve(transformed, {"Ref": "EventBus"}) == "ratings-events"
+    assert bus == f"arn:aws:events:{REGION}:{ACCOUNT}:event-bus/ratings-events"
 
 
 def test_lambda_may_poll_and_trace_for_each_function(transformed: dict[str, Any]) -> None:
     """What Lambda does with the function's role, not its code, so no recorded request shows
-    it: an SQS event source mapping receives, deletes and reads its queue's attributes (Lambda's
-    documented needs); active tracing puts segments and invocation."""
+    it: an SQS event source mapping receives, deletes and reads its queue's attributes; a
+    DynamoDB stream's mapping describes, lists and reads the stream, and sends what it gives up
+    on to its on-failure destination (Lambda's documented needs); active tracing puts segments
+    and invocation."""
     needs = {
         function: [
             Request("xray:PutTraceSegments", "*"),
@@ -208,9 +224,21 @@ def test_lambda_may_poll_and_trace_for_each_function(transformed: dict[str, Any]
     }
     for mapping in resources_of(transformed, "AWS::Lambda::EventSourceMapping").values():
         properties = mapping["Properties"]
-        queue = resolve(transformed, properties["EventSourceArn"])
-        for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"):
-            needs[properties["FunctionName"]["Ref"]].append(Request(action, queue))
+        source = resolve(transformed, properties["EventSourceArn"])
+        function = needs[properties["FunctionName"]["Ref"]]
+        if ":sqs:" in source:
+            for action in ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"):
+                function.append(Request(action, source))
+        else:
+            assert "/stream/" in source, source
+            for action in ("DescribeStream", "GetRecords", "GetShardIterator"):
+                function.append(Request(f"dynamodb:{action}", source))
+            # ListStreams names no resource: IAM authorizes it on "*".
+            function.append(Request("dynamodb:ListStreams", "*"))
+        destination = properties.get("DestinationConfig", {}).get("OnFailure")
+        if destination is not None:
+            queue = resolve(transformed, destination["Destination"])
+            function.append(Request("sqs:SendMessage", queue))
 
     denied = [
         f"{function}: {request.describe()}"
@@ -219,7 +247,8 @@ def test_lambda_may_poll_and_trace_for_each_function(transformed: dict[str, Any]
         if not evaluate(function_statements(transformed, function), request).allowed
     ]
 
-    assert sum(len(requests) for requests in needs.values()) == 2 * 6 + 3 * 2
+    # Seven functions traced; two queue mappings; the stream's four reads and its destination.
+    assert sum(len(requests) for requests in needs.values()) == 2 * 7 + 3 * 2 + 4 + 1
     assert denied == []
 
 

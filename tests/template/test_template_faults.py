@@ -116,7 +116,7 @@ def test_every_alarm_notifies_a_topic_that_exists(
     topic = _alarm_topic(template, parameters)
     alarms = resources_of(template, "AWS::CloudWatch::Alarm")
 
-    assert len(alarms) == 9
+    assert len(alarms) == 11
     for name, alarm in alarms.items():
         assert choose(template, alarm["Properties"]["AlarmActions"], parameters) == [topic], name
 

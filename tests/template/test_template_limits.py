@@ -112,7 +112,7 @@ def test_every_queue_consumer_has_its_mapping_maximum_reserved(
     """A mapping's MaximumConcurrency above the function's reservation is throttled, and a
     throttled batch counts toward the queue's maxReceiveCount."""
     functions = _functions(transformed)
-    mappings = resources_of(transformed, "AWS::Lambda::EventSourceMapping").values()
+    mappings = _mappings(transformed, "AWS::SQS::Queue")
 
     checked = []
     for mapping in mappings:
@@ -123,6 +123,38 @@ def test_every_queue_consumer_has_its_mapping_maximum_reserved(
         assert maximum <= reserved, name
         checked.append(name)
     assert sorted(checked) == ["GamesQueueFunction", "ModerationWorkerFunction"]
+
+
+def test_the_stream_consumer_reads_each_shard_in_order_with_no_reservation(
+    transformed: dict[str, Any],
+) -> None:
+    """A stream mapping has no MaximumConcurrency: Lambda runs one batch per shard times its
+    ParallelizationFactor at once. 1 keeps each item's changes in order; and a reservation
+    below the shard count would only throttle batches into retries (the events late)."""
+    functions = _functions(transformed)
+    mappings = _mappings(transformed, "AWS::DynamoDB::Table")
+
+    checked = []
+    for mapping in mappings:
+        properties = mapping["Properties"]
+        name = str(ref(properties["FunctionName"]))
+        assert "ScalingConfig" not in properties, name
+        assert properties["ParallelizationFactor"] == 1, name
+        assert _reserved(transformed, functions[name], RESERVED) is None, name
+        checked.append(name)
+    assert checked == ["PublishEventsFunction"]
+    # Every mapping reads a queue or the table's stream: none escapes both tests.
+    assert len(resources_of(transformed, "AWS::Lambda::EventSourceMapping")) == 3
+
+
+def _mappings(transformed: dict[str, Any], source_kind: str) -> list[dict[str, Any]]:
+    """The event source mappings whose source is a resource of `source_kind`."""
+    return [
+        mapping
+        for mapping in resources_of(transformed, "AWS::Lambda::EventSourceMapping").values()
+        if transformed["Resources"][str(ref(mapping["Properties"]["EventSourceArn"]))]["Type"]
+        == source_kind
+    ]
 
 
 def test_the_reserved_sum_is_stated_and_leaves_the_api_its_share(

@@ -2,6 +2,7 @@
 reads, the handlers and routes that exist, and the queue settings the consumers rely on."""
 
 import ast
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from support.template import ROOT, ref, resources_of
 from ratings.config import ENVIRONMENT, NOT_SET_BY_TEMPLATE, Config
 from ratings.lambda_support.routes import MODERATION_ROUTES
 from ratings.storage.dynamodb import Leaderboard, RankedByTime, RatingsItem, table_definition
+from ratings.storage.dynamodb.stream import FILTER_KINDS
 from ratings_local.environments import load_handler_file
 
 #: The variables each function reads beyond the Globals (config.ENVIRONMENT says why).
@@ -30,6 +32,7 @@ FUNCTION_ENVIRONMENT = {
         "RATINGS_MODERATION_JOBS_QUEUE_URL",
         "RATINGS_MODERATION_JOBS_DLQ_URL",
     },
+    "PublishEventsFunction": {"RATINGS_EVENT_BUS_NAME"},
 }
 #: Which queue feeds which function, and where its poison messages go.
 CONSUMERS = {
@@ -147,6 +150,7 @@ NAMED = {
         "RATINGS_MODERATION_JOBS_DLQ_URL": "ModerationJobsDeadLetterQueue",
     },
     "ModerationFunction": {"RATINGS_MODERATION_JOBS_QUEUE_URL": "ModerationJobsQueue"},
+    "PublishEventsFunction": {"RATINGS_EVENT_BUS_NAME": "EventBus"},
 }
 
 
@@ -197,6 +201,25 @@ def test_the_sqs_event_reports_batch_item_failures(template: dict[str, Any]) -> 
     assert event["Type"] == "SQS"
     assert ref(event["Properties"]["Queue"]) == "GamesQueue"
     assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
+def test_the_stream_event_lets_through_the_kinds_that_make_events(
+    template: dict[str, Any],
+) -> None:
+    """PublishEvents reads the table's stream, resumes from the record it reports, and is
+    invoked only for the item kinds `ratings.storage.dynamodb.stream` makes events of."""
+    events = functions(template)["PublishEventsFunction"]["Properties"]["Events"]
+    (event,) = events.values()
+    properties = event["Properties"]
+
+    assert event["Type"] == "DynamoDB"
+    assert properties["Stream"] == {"Fn::GetAtt": ["RatingsTable", "StreamArn"]}
+    assert properties["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert ref(properties["DestinationConfig"]["OnFailure"]["Destination"]) == (
+        "EventsDeadLetterQueue"
+    )
+    (pattern,) = (json.loads(each["Pattern"]) for each in properties["FilterCriteria"]["Filters"])
+    assert pattern == {"dynamodb": {"NewImage": {"kind": {"S": list(FILTER_KINDS)}}}}
 
 
 def _api_events(template: dict[str, Any], function: str) -> list[dict[str, Any]]:
