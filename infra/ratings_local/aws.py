@@ -50,7 +50,13 @@ from moto.moto_server.werkzeug_app import (
 )
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from ratings_local.faults import FaultPlan, fault_response
+from ratings_local.faults import (
+    BusFaults,
+    FaultPlan,
+    fault_response,
+    partial_response,
+    throttled_response,
+)
 
 #: The moto release whose internals this module was written and tested against.
 MOTO_VERSION = "5.2.5"
@@ -79,6 +85,8 @@ class SerializedApp:
         self._poll_interval = poll_interval
         #: Transient DynamoDB failures to inject (None: none).
         self.faults: FaultPlan | None = None
+        #: EventBridge throttling to inject into PutEvents (None: none).
+        self.bus_faults: BusFaults | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
         target = str(environ.get("HTTP_X_AMZ_TARGET", ""))
@@ -89,6 +97,8 @@ class SerializedApp:
                     list(self._app(environ, lambda *args, **kwargs: lambda data: None))
             if fault is not None:
                 return fault_response(fault, start_response)
+        if self.bus_faults is not None and target == "AWSEvents.PutEvents":
+            return self._put_events_with_faults(self.bus_faults, environ, start_response)
         wait = _long_poll_seconds(environ)
         if wait <= 0:
             with self.lock:
@@ -102,6 +112,45 @@ class SerializedApp:
                 start_response(*status)
                 return body
             time.sleep(self._poll_interval)
+
+    def _put_events_with_faults(
+        self, faults: BusFaults, environ: dict[str, Any], start_response: Callable[..., Any]
+    ) -> list[bytes]:
+        """A PutEvents under `faults`: refused whole, or only some of its entries put."""
+        with self.lock:
+            fault = faults.draw()
+            if fault == "throttle":
+                return throttled_response(start_response)
+            if fault is None:
+                return list(self._app(environ, start_response))
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            request = json.loads(environ["wsgi.input"].read(length) or b"{}")
+            entries = request.get("Entries", [])
+            refused = faults.refused(len(entries))
+            kept = [entry for position, entry in enumerate(entries) if position not in refused]
+            if not kept:
+                status, body = ["200 OK"], [json.dumps({"Entries": []}).encode()]
+            else:
+                body_bytes = json.dumps({**request, "Entries": kept}).encode()
+                changed = dict(environ, CONTENT_LENGTH=str(len(body_bytes)))
+                changed["wsgi.input"] = io.BytesIO(body_bytes)
+                status, body = self._call(changed)
+            if not status[0].startswith("200"):
+                start_response(*status)
+                return body
+            answered = json.loads(b"".join(body) or b"{}")
+            return partial_response(answered, refused, len(entries), start_response)
+
+    def _call(self, environ: dict[str, Any]) -> tuple[list[Any], list[bytes]]:
+        """moto's answer to `environ`, its status kept apart (the caller holds the lock)."""
+        status: list[Any] = []
+
+        def capture(code: str, headers: list[Any], exc_info: Any = None) -> Any:
+            status[:] = [code, headers, exc_info]
+            return lambda data: None
+
+        body = list(self._app(environ, capture))
+        return status, body
 
     def _short_poll(self, environ: dict[str, Any]) -> tuple[list[Any], list[bytes]]:
         status: list[Any] = []
@@ -322,6 +371,16 @@ class EmulatedAws:
         """Inject transient DynamoDB failures from now on (None stops)."""
         assert self._app is not None, "start() first"
         self._app.faults = plan
+
+    @property
+    def bus_faults(self) -> BusFaults | None:
+        return self._app.bus_faults if self._app is not None else None
+
+    @bus_faults.setter
+    def bus_faults(self, faults: BusFaults | None) -> None:
+        """Inject EventBridge throttling into PutEvents from now on (None stops)."""
+        assert self._app is not None, "start() first"
+        self._app.bus_faults = faults
 
     @property
     def endpoint_url(self) -> str:

@@ -15,6 +15,7 @@ from support.http import Client
 from support.stack import ENGINES, running_stack, wait_for
 
 from ratings_local.aws import EVENT_FIELDS
+from ratings_local.faults import BusFaults
 from ratings_local.pytest_plugin import StackEvents, endpoints_of
 from ratings_local.stack import LocalStack
 
@@ -176,3 +177,42 @@ def test_a_webhook_that_failed_gets_the_event_again(
 
     assert detail["event_id"] in webhook.refused
     assert [body["detail"] for body in hooked] == [detail]
+
+
+def test_every_game_is_published_while_the_bus_throttles(
+    stack: LocalStack, client: Client, events: StackEvents
+) -> None:
+    """The bus refuses whole PutEvents requests and some entries of others (as EventBridge
+    answers past the account's rate): the function sends the failed entries again, so every
+    stored game's event arrives, each game's with one event_id however often it came, and
+    nothing arrives for a game that was not stored."""
+    stack.aws.bus_faults = BusFaults(rate=0.7, seed=7)
+    try:
+        games = [a_game() for _ in range(12)]
+        refused = a_game(winner="nobody-playing")
+        assert client.call("POST", GAMES, refused)[0] == 400
+        for game in games:
+            assert client.call("POST", GAMES, game)[0] == 201
+
+        arrived = {
+            game["game_id"]: events.wait_for_event(
+                "game.rated", game_id_is(game["game_id"]), timeout=30
+            )
+            for game in games
+        }
+        injected = dict(stack.aws.bus_faults.injected)
+    finally:
+        stack.aws.bus_faults = None
+
+    assert set(injected) == {"throttle", "partial"}
+    assert all(detail["game"]["game_id"] == game_id for game_id, detail in arrived.items())
+    # A game's event that came again (an answer lost after the put) keeps its event_id.
+    for game_id, detail in arrived.items():
+        again = [
+            event["detail"]["event_id"]
+            for event in events.unclaimed
+            if game_id_is(game_id)(event["detail"])
+        ]
+        assert set(again) <= {detail["event_id"]}
+    with pytest.raises(AssertionError):
+        events.wait_for_event(predicate=game_id_is(refused["game_id"]), timeout=0)

@@ -8,7 +8,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from ratings_local.aws import EmulatedAws
-from ratings_local.faults import FaultPlan
+from ratings_local.faults import BusFaults, FaultPlan
 
 
 @pytest.fixture
@@ -92,3 +92,51 @@ def test_plans_refuse_unknown_kinds_and_rates() -> None:
         FaultPlan(rate=0.1, kinds=("meteor",))
     with pytest.raises(ValueError, match="rate"):
         FaultPlan(rate=1.5)
+
+
+def _bus(aws: EmulatedAws):  # type: ignore[no-untyped-def]
+    config = Config(retries={"total_max_attempts": 1, "mode": "standard"})
+    events = boto3.client(
+        "events", endpoint_url=aws.endpoint_url, region_name="us-east-1", config=config
+    )
+    events.create_event_bus(Name="faults-bus")
+    return events
+
+
+def _entries(count: int) -> list[dict[str, str]]:
+    return [
+        {
+            "Source": "elo-ratings",
+            "DetailType": "t",
+            "Detail": f'{{"n": {n}}}',
+            "EventBusName": "faults-bus",
+        }
+        for n in range(count)
+    ]
+
+
+def test_the_bus_can_refuse_a_whole_put_events(aws: EmulatedAws) -> None:
+    events = _bus(aws)
+    aws.bus_faults = BusFaults(rate=1.0, kinds=("throttle",))
+
+    with pytest.raises(ClientError) as refused:
+        events.put_events(Entries=_entries(3))
+
+    aws.bus_faults = None
+    assert refused.value.response["Error"]["Code"] == "ThrottlingException"
+
+
+def test_the_bus_can_refuse_some_entries_of_a_put_events(aws: EmulatedAws) -> None:
+    events = _bus(aws)
+    faults = BusFaults(rate=1.0, kinds=("partial",), seed=3)
+    aws.bus_faults = faults
+
+    answer = events.put_events(Entries=_entries(6))
+
+    aws.bus_faults = None
+    failed = [entry for entry in answer["Entries"] if "ErrorCode" in entry]
+    put = [entry for entry in answer["Entries"] if "EventId" in entry]
+    assert len(answer["Entries"]) == 6
+    assert answer["FailedEntryCount"] == len(failed) == faults.entries_refused >= 1
+    assert len(put) == 6 - len(failed)
+    assert {entry["ErrorCode"] for entry in failed} == {"ThrottlingException"}
