@@ -12,11 +12,11 @@ prices; and, on the local stack, the delay from a game's commit to its event.
 3. **Price.** Per million games, from those sizes and the list prices below (us-east-1),
    with the PublishEvents function's billed time taken from the local stack's invocations
    (part 4) at 512 MB on arm64.
-4. **Delay** (`--delay`): the local stack (`make run`'s, on the engine chosen), games sent
+4. **Delay**: the local stack (`make run`'s, on the engine chosen), games sent
    over HTTP one after another; for each, the time from the API's answer (the commit is
    before it) to the event's arrival in the stack's `events` queue (the bus is before it).
 
-    python -m benchmarks.events [--games N] [--delay] [--engine moto|dynamodb_local]
+    python -m benchmarks.events [--games N] [--engine moto|dynamodb_local]
 
 Needs DynamoDB Local (`make setup-dynamodb-local`).
 """
@@ -206,8 +206,9 @@ def measure_delays(engine: str, games: int) -> Delays:
         queue = endpoints["queues"]["events"]
         url = f"{stack.api_url}/v1/ladders/classic/games"
         for number in range(games):
+            game_id = f"delay-{number}"
             game = {
-                "game_id": f"delay-{number}",
+                "game_id": game_id,
                 "players": [{"id": f"a-{number % 7}"}, {"id": f"b-{number % 5}"}],
                 "winner": f"a-{number % 7}",
             }
@@ -217,7 +218,7 @@ def measure_delays(engine: str, games: int) -> Delays:
             with urllib.request.urlopen(request) as answer:
                 answer.read()
             answered = time.perf_counter()
-            delays.append(_arrival(sqs, queue, game["game_id"]) - answered)
+            delays.append(_arrival(sqs, queue, game_id) - answered)
     return Delays(engine, delays, invocations)
 
 
@@ -262,18 +263,14 @@ def report_delays(measured: Delays) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--delay", action="store_true", help="also measure the local stack")
+    parser.add_argument("--games", type=int, default=200, help="games sent for the delay")
     parser.add_argument("--engine", choices=["moto", "dynamodb_local"], default="dynamodb_local")
     args = parser.parse_args(argv)
-    billed_ms, source = 100.0, "an assumed 100 ms: run with --delay to measure it"
-    if args.delay:
-        delays = measure_delays(args.engine, args.games)
-        print(report_delays(delays))
-        print()
-        runs = delays.invocations
-        billed_ms = 1000 * sum(runs) / len(runs)
-        source = f"the mean PublishEvents invocation measured above, {args.engine}"
+    delays = measure_delays(args.engine, args.games)
+    print(report_delays(delays))
+    print()
+    billed_ms = 1000 * sum(delays.invocations) / len(delays.invocations)
+    source = f"the mean PublishEvents invocation measured above, {args.engine}"
     print(report_sizes(measure_sizes(), billed_ms, source))
     return 0
 

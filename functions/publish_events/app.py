@@ -90,9 +90,8 @@ def publish(records: list[dict[str, Any]]) -> list[dict[str, str]]:
     if undelivered:
         first = owners[undelivered[0]]
         stopped_at = first if stopped_at is None else min(stopped_at, first)
-        logger.warning(
-            "events not put on the bus", extra={"undelivered": len(undelivered), **_where(records[first])}
-        )
+        extra = {"undelivered": len(undelivered), **_where(records[first])}
+        logger.warning("events not put on the bus", extra=extra)
     delivered = len(made) - len(undelivered)
     metrics.add_metric("EventsPublished", MetricUnit.Count, delivered)
     if publisher.retried:

@@ -52,7 +52,7 @@ def streams_client(endpoint_url: str | None) -> Any:
 def stream_records(streams: Any, stream_arn: str) -> list[dict[str, Any]]:
     """Every record the stream holds, shard by shard from its oldest, as Lambda hands them to
     the function (ApproximateCreationDateTime in epoch seconds, the stream's ARN on each)."""
-    records = []
+    records: list[dict[str, Any]] = []
     for shard in _shards(streams, stream_arn):
         iterator = streams.get_shard_iterator(
             StreamArn=stream_arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"

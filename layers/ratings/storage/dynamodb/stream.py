@@ -6,10 +6,10 @@ once in the stream (DynamoDB's promise), and a request that stored nothing has n
 
 | the record | the event |
 |---|---|
-| a game record inserted | `game.rated` |
+| a game record inserted (or put over an expired one) | `game.rated` |
 | a tournament record inserted | `podium.awarded` |
 | a paid refund decision inserted | `refund.paid` |
-| a sanction's record inserted | `player.sanctioned` (and `sanction.completed` when it has no refunds to pay) |
+| a sanction's record inserted | `player.sanctioned` (`sanction.completed` too, if done) |
 | a sanction's lift inserted | `player.sanction_lifted` |
 | a sanction's record turning `done` | `sanction.completed` |
 | an erasure's record turning `done` | `erasure.completed`, with the id from the record before |
@@ -37,8 +37,8 @@ from ratings.storage.dynamodb.layout import (
     RatingsItem,
     StandingsItem,
     TournamentItem,
-    stored_game_of,
     standings_key,
+    stored_game_of,
     stored_tournament_of,
 )
 from ratings.storage.dynamodb.sanction_layout import DecisionItem, LiftItem, decision_of
