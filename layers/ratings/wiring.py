@@ -9,7 +9,7 @@ that cannot work fails the start with its message, before any request is answere
 from collections.abc import Mapping
 from datetime import timedelta
 from functools import cache
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ratings import budgets
 from ratings.config import Config, ladders_file
@@ -103,50 +103,43 @@ def sqs_client() -> "SQSClient":
     importing boto3 for it costs more still (docs/performance.md). Its calls fit in the
     function's time like the table's; they may use the time a consumer keeps for settling.
     """
-    from botocore.config import Config as ClientConfig
-
     from ratings.lambda_support.queues import POLL_SECONDS
 
     settings = config()
     timeouts = call_timeouts(settings)
     # A drain's long poll holds its answer back for up to POLL_SECONDS.
     read_seconds = max(timeouts.read_seconds, POLL_SECONDS + 1.0)
-    client_config = ClientConfig(
-        connect_timeout=timeouts.connect_seconds,
-        read_timeout=read_seconds,
-        retries={"total_max_attempts": 1 + timeouts.retries, "mode": "standard"},
-    )
-    client = storage().connection.session.create_client(
-        "sqs",
-        region_name=settings.region,
-        endpoint_url=settings.sqs_endpoint_url,
-        config=client_config,
-    )
+    client = _session_client("sqs", settings.sqs_endpoint_url, read_seconds)
     invocation.guard(client, timeouts.connect_seconds + read_seconds, settling=True)
     return cast("SQSClient", client)
 
 
 @cache
 def events_client() -> "EventBridgeClient":
-    """The container's EventBridge client (the PublishEvents function's), from the table's
-    botocore session like the SQS client, its calls cut to fit the function's time."""
+    """The container's EventBridge client (the PublishEvents function's), made like the SQS
+    client, its calls cut to fit the function's time."""
+    settings = config()
+    timeouts = call_timeouts(settings)
+    client = _session_client("events", settings.events_endpoint_url, timeouts.read_seconds)
+    invocation.guard(client, timeouts.attempt_seconds)
+    return cast("EventBridgeClient", client)
+
+
+def _session_client(service: str, endpoint_url: str | None, read_seconds: float) -> Any:
+    """A client of `service` from the table's botocore session, with the function's connect
+    timeout and retries and `read_seconds` to read an answer."""
     from botocore.config import Config as ClientConfig
 
     settings = config()
     timeouts = call_timeouts(settings)
     client_config = ClientConfig(
         connect_timeout=timeouts.connect_seconds,
-        read_timeout=timeouts.read_seconds,
+        read_timeout=read_seconds,
         retries={"total_max_attempts": 1 + timeouts.retries, "mode": "standard"},
     )
-    client = storage().connection.session.create_client(
-        "events",
-        region_name=settings.region,
-        endpoint_url=settings.events_endpoint_url,
-        config=client_config,
+    return storage().connection.session.create_client(
+        service, region_name=settings.region, endpoint_url=endpoint_url, config=client_config
     )
-    invocation.guard(client, timeouts.attempt_seconds)
-    return cast("EventBridgeClient", client)
 
 
 def reset() -> None:
