@@ -114,11 +114,20 @@ def create_resources(
     return created
 
 
-def create_table(dynamodb: "DynamoDBClient", name: str, properties: Mapping[str, Any]) -> None:
+def create_table(
+    dynamodb: "DynamoDBClient", name: str, properties: Mapping[str, Any], *, stream: bool = True
+) -> None:
     """Create table `name` on any engine (moto, DynamoDB Local) exactly as the template's
     resolved `properties` declare it: keys, attribute definitions, indexes and their
-    projections, billing, its stream, then its TTL. The tests make their tables with it too."""
-    dynamodb.create_table(**_table_request(name, properties))
+    projections, billing, its stream, then its TTL. The tests make their tables with it too,
+    most without the stream (`stream=False`): only the events read it, and moto's stock
+    TransactWriteItems copies a table's stream records with the table at every transaction
+    (a game costs 3 to 5 times as much after a few hundred; the local stack's transactions
+    copy nothing, `ratings_local.aws`)."""
+    request = _table_request(name, properties)
+    if not stream:
+        request.pop("StreamSpecification", None)
+    dynamodb.create_table(**request)
     # TTL can be set on an ACTIVE table only (both local engines create it ACTIVE at once).
     dynamodb.get_waiter("table_exists").wait(
         TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30}

@@ -66,8 +66,9 @@ class Engine:
         return _client(self.endpoint_url)
 
     def create_table(self, name: str) -> None:
-        """The template's ratings table, named `name`."""
-        create_table(self.client(), name, ratings_table_properties())
+        """The template's ratings table, named `name`, without its stream (a test that reads
+        the stream gives it one: `support.streams.enable_stream`)."""
+        create_table(self.client(), name, ratings_table_properties(), stream=False)
 
     def drop_table(self, name: str) -> None:
         """Delete `name` from DynamoDB Local, whose tables outlive the test (moto's go with
