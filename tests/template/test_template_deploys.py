@@ -234,6 +234,7 @@ def test_outputs_give_the_api_url_and_every_queue_url(template: dict[str, Any]) 
         assert outputs[output]["Value"] == {"Ref": queue}
     assert outputs["EventBusName"]["Value"] == {"Ref": "EventBus"}
     assert outputs["EventBusArn"]["Value"] == {"Fn::GetAtt": ["EventBus", "Arn"]}
+    assert outputs["PublishEventsFunctionName"]["Value"] == {"Ref": "PublishEventsFunction"}
 
 
 def _as_list(value: Any) -> list[Any]:

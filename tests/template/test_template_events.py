@@ -70,11 +70,11 @@ def test_the_events_parts_are_deployed_only_when_published_and_the_bus_always(
     if publish == "true":
         assert set(resources) >= EVENTS_PARTS
         assert stream == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
-        assert "EventsDeadLetterQueueUrl" in outputs
+        assert {"EventsDeadLetterQueueUrl", "PublishEventsFunctionName"} <= set(outputs)
     else:
         assert set(resources) & EVENTS_PARTS == set()
         assert stream == NO_VALUE
-        assert "EventsDeadLetterQueueUrl" not in outputs
+        assert {"EventsDeadLetterQueueUrl", "PublishEventsFunctionName"} & set(outputs) == set()
     # The default is to publish them.
     assert condition_holds(template, "PublishingEvents", {}) is True
 
