@@ -176,3 +176,13 @@ def test_a_permission_taken_from_the_events_role_is_reported_denied(
         assert [line for line in denied if line.startswith(prefix)], (prefix, denied)
     assert [line for line in denied if not line.startswith(prefixes)] == []
     assert denied_calls(transformed_template(), recorder.calls, resources) == []
+
+
+@pytest.mark.parametrize("table_engine", ["dynamodb_local"], indirect=True)
+def test_every_event_is_made_from_dynamodb_locals_stream(driven: Driven) -> None:
+    """The events scenario with the table on Amazon's engine: its stream records (their
+    images, old ones included, and their kinds) make every type of event, and PublishEvents
+    puts them all on the bus (the scenario's own checks)."""
+    run, _functions, _expected = SCENARIOS["events"]
+
+    run(driven)

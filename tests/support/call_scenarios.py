@@ -4,6 +4,7 @@ different requests (new, duplicate and conflicting games, reads, links, podiums,
 sanctions and their refunds, erasures and their continuations, poison messages)."""
 
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ import pytest
 
 from ratings import wiring
 from ratings.rules.seasons import ALL_TIME
-from ratings.service.events import GAME_RATED, TYPES
+from ratings.service.events import ERASURE_COMPLETED, GAME_RATED, TYPES
 from ratings.service.stored import StoredGame
 from ratings.service.unit_of_work import RetryPolicy
 from ratings.storage.dynamodb.layout import RatingsItem, StandingItem, standing_sort_key
@@ -356,13 +357,17 @@ def events(driven: Driven) -> None:
     assert driven.work_jobs() >= 1
     assert moderation("GET", ERASURE.format("dave")).body["status"] == "done"
 
-    records = let_through(stream_records(streams_client(None), stream))
+    # The table's engine: moto in process, or DynamoDB Local (its endpoint in the environment).
+    local = os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
+    records = let_through(stream_records(streams_client(local), stream))
     made = [
         envelope
         for record in records
         for envelope in envelopes_of(record, driven.publish_events.LOOKUPS)
     ]  # outside the handler: not recorded
     assert {envelope.type for envelope in made} == set(TYPES)
+    (erased,) = [e for e in made if e.type == ERASURE_COMPLETED]
+    assert erased.fields == {"player_id": "dave"}  # from the record as it was before done
     assert [e.fields["game"]["game_id"] for e in made if e.type == GAME_RATED].count("g-v1") == 1
     for batch in batches(records):
         context = LambdaContext(function_name="publish-events", remaining_millis=30_000)
