@@ -11,6 +11,7 @@ import pytest
 
 from ratings.rules import InvalidInput
 from ratings.service.errors import GameConflict
+from ratings.service.events import game_rated
 from ratings.service.facade import RatingService
 from ratings.storage.memory import InMemoryStorage
 
@@ -241,3 +242,26 @@ def test_a_season_start_resets_all_eight(service: RatingService, clock: Any) -> 
     after = service.submit_game(FFA, ffa("ffa-2", list(reversed(EIGHT)))).result
     # From 1200 again: the mirror of the first game's changes.
     assert [p["rating_before"] for p in after["players"]] == [1200] * 8
+
+
+def test_each_players_sequence_follows_their_own_rating_events(
+    service: RatingService, storage: InMemoryStorage
+) -> None:
+    """A game's record keeps each player's sequence number in the order of its players, so
+    that its game.rated names the right number for each: a player who played before counts
+    on from there, a new one starts at 1; an unranked game moves nobody's."""
+    service.submit_game(FFA, ffa("seq-1", ["p1", "p2", "p3"]))
+    service.submit_game(FFA, ffa("seq-2", ["p4", "p3", "p5", "p1"]))
+    service.submit_game(FFA, ffa("seq-3", ["p3", "p5", "p6"], p6={"bot": True}))
+
+    second = storage.results.get_game(FFA, "seq-2")
+    unranked = storage.results.get_game(FFA, "seq-3")
+    assert second is not None and unranked is not None
+    assert game_rated("record", second.expires_at, second).sequences == {
+        "p4": 1,
+        "p3": 2,
+        "p5": 1,
+        "p1": 2,
+    }
+    assert unranked.result["ranked"] is False
+    assert game_rated("record", unranked.expires_at, unranked).sequences == {}
