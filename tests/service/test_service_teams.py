@@ -256,7 +256,8 @@ def test_each_players_sequence_follows_their_own_rating_events(
 
     second = storage.results.get_game(FFA, "seq-2")
     unranked = storage.results.get_game(FFA, "seq-3")
-    assert second is not None and unranked is not None
+    assert second is not None
+    assert unranked is not None
     assert game_rated("record", second.expires_at, second).sequences == {
         "p4": 1,
         "p3": 2,
