@@ -159,6 +159,19 @@ def test_a_game_rewritten_or_expired_makes_no_event() -> None:
     assert envelopes_of(record(None, before), NO_LOOKUPS) == []
 
 
+def test_a_game_stored_over_an_expired_record_of_its_id_is_rated() -> None:
+    """A game_id used again after its record's retention, before TTL deleted the record: the
+    new game is a MODIFY of the item, told from an erasure's rewrite by having no revision."""
+    expired = game_item(stored_game(result_of="the first game")._replace(revision=2))
+    again = game_item(stored_game((1, 1), result_of="the second game"))
+
+    rated = only(envelopes_of(record(again, expired), NO_LOOKUPS))
+
+    assert rated.type == events.GAME_RATED
+    assert rated.fields["game"]["result_of"] == "the second game"
+    assert rated.sequences == {"alice": 1, "bob": 1}
+
+
 def test_a_podium_is_awarded_with_the_stored_tournament_and_the_paid_players_sequences() -> None:
     result = {
         "tournament_id": "t-1",
